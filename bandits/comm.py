@@ -1,0 +1,110 @@
+"""Communication accounting (layer 5).
+
+Every algorithm reports each message it sends to a :class:`CommLedger`: the time step, the
+sender and receiver(s), the direction (``"up"``: agent → server or agent → agent, ``"down"``:
+server → agent), a ``kind`` label and the payload size in **scalars** (real numbers). Figures
+then choose the unit the paper used:
+
+* ``total_up`` / ``total_down``: scalars summed over all messages (a broadcast to N agents
+  counts N times in ``total_down``);
+* DUETS' definition (its Eq. 2): ``C = C_up + C_down`` with ``C_up`` the uplink averaged over
+  agents and ``C_down`` the scalars each agent receives, i.e. ``(total_up + total_down) / N``
+  when every broadcast reaches all N agents (:meth:`CommLedger.curve` with ``"paper"``);
+* the DUETS authors' code: total uplink summed over agents (``"code_uplink"``).
+
+Nothing is counted twice: algorithms never write totals by hand, they log messages.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Message", "CommLedger", "SERVER", "payload_size"]
+
+SERVER = -1
+
+
+def payload_size(*arrays) -> int:
+    """Number of scalars in the given arrays / numbers (the unit of communication)."""
+    return int(sum(np.size(a) for a in arrays))
+
+
+@dataclass(frozen=True)
+class Message:
+    t: int
+    sender: int
+    receiver: int  # agent id, SERVER, or -2 for "all agents" (n_receivers says how many)
+    direction: str  # "up" or "down"
+    kind: str
+    scalars: int
+    n_receivers: int = 1
+
+
+class CommLedger:
+    """Append-only log of messages with per-step aggregates."""
+
+    ALL = -2
+
+    def __init__(self, n_agents: int, horizon: int):
+        self.n_agents, self.horizon = int(n_agents), int(horizon)
+        self.messages: list[Message] = []
+
+    # -- recording -------------------------------------------------------------------------
+    def send(self, t: int, sender: int, receiver: int, kind: str, scalars: int) -> None:
+        """One point-to-point message. Direction is "down" when the server sends."""
+        direction = "down" if sender == SERVER else "up"
+        self._check(t, scalars)
+        self.messages.append(Message(int(t), int(sender), int(receiver), direction, kind, int(scalars)))
+
+    def broadcast(self, t: int, kind: str, scalars: int, n_receivers: int | None = None) -> None:
+        """The server sends the same ``scalars`` to ``n_receivers`` agents (default: all)."""
+        n = self.n_agents if n_receivers is None else int(n_receivers)
+        self._check(t, scalars)
+        self.messages.append(Message(int(t), SERVER, self.ALL, "down", kind, int(scalars), n))
+
+    def _check(self, t, scalars):
+        if not 0 <= t < self.horizon:
+            raise ValueError(f"message time {t} outside [0, {self.horizon})")
+        if scalars < 0:
+            raise ValueError(f"negative message size {scalars}")
+
+    # -- aggregates --------------------------------------------------------------------------
+    def per_step(self, direction: str, kind: str | None = None) -> np.ndarray:
+        """Scalars per time step (summed over senders and receivers), shape (horizon,)."""
+        out = np.zeros(self.horizon)
+        for m in self.messages:
+            if m.direction == direction and (kind is None or m.kind == kind):
+                out[m.t] += m.scalars * m.n_receivers
+        return out
+
+    @property
+    def total_up(self) -> float:
+        return float(sum(m.scalars * m.n_receivers for m in self.messages if m.direction == "up"))
+
+    @property
+    def total_down(self) -> float:
+        return float(sum(m.scalars * m.n_receivers for m in self.messages if m.direction == "down"))
+
+    def rounds(self) -> int:
+        """Number of distinct time steps at which anything was communicated."""
+        return len({m.t for m in self.messages})
+
+    def curve(self, convention: str = "paper") -> np.ndarray:
+        """Cumulative communication vs time under a named convention (see module docstring)."""
+        up, down = self.per_step("up"), self.per_step("down")
+        if convention == "paper":
+            inc = (up + down) / self.n_agents
+        elif convention == "code_uplink":
+            inc = up
+        elif convention == "total":
+            inc = up + down
+        else:
+            raise ValueError(f"unknown convention {convention!r}; allowed: paper, code_uplink, total")
+        return np.cumsum(inc)
+
+    def by_kind(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for m in self.messages:
+            out[m.kind] = out.get(m.kind, 0.0) + m.scalars * m.n_receivers
+        return out

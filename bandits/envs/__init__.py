@@ -1,0 +1,62 @@
+"""Environments (layer 4): benchmark functions, finite domains, contextual streams.
+
+:func:`make_env` builds an environment from a JSON-able spec and an ``env_seed``. The
+environment's own randomness (candidate set, θ*) comes from
+``SeedSequence([env_seed, crc32(name)])``, so it is fixed across Monte Carlo runs (as in the
+DUETS code) and different functions get independent draws under the same ``env_seed``.
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from .base import SCHEDULES, Arms, ContextualEnv, FiniteDomainEnv
+from .functions import FUNCTIONS, get_function, sample_domain
+
+__all__ = ["Arms", "FiniteDomainEnv", "ContextualEnv", "FUNCTIONS", "make_env", "env_seed_sequence"]
+
+_FINITE_KEYS = {"name", "M", "noise_std", "domain", "fstar", "schedule"}
+
+
+def env_seed_sequence(name: str, env_seed: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence([int(env_seed), zlib.crc32(name.encode())])
+
+
+def make_env(spec: dict, env_seed: int = 0):
+    """Build an environment.
+
+    ``spec`` for a finite domain: ``{"name": one of FUNCTIONS, "M": candidates (2000),
+    "noise_std": 0.2, "domain": override of the function's domain, "fstar": "discrete"
+    (max over the candidates, default) or "continuous" (the function's true maximum),
+    "schedule": "sync" | "uniform" | "round_robin"}``.
+    """
+    if not isinstance(spec, dict) or "name" not in spec:
+        raise ValueError(f"env spec must be a dict with a 'name' in {sorted(FUNCTIONS)}, got {spec!r}")
+    unknown = set(spec) - _FINITE_KEYS
+    if unknown:
+        raise ValueError(f"unknown env spec keys {sorted(unknown)}; allowed: {sorted(_FINITE_KEYS)}")
+    fs = get_function(spec["name"])
+    M = int(spec.get("M", 2000))
+    if M < 1:
+        raise ValueError(f"env M (number of candidates) must be >= 1, got {M}")
+    noise_std = float(spec.get("noise_std", 0.2))
+    if noise_std < 0:
+        raise ValueError(f"env noise_std must be >= 0, got {noise_std}")
+    domain = spec.get("domain", fs.domain)
+    ss_fun, ss_dom = env_seed_sequence(fs.name, env_seed).spawn(2)
+    f = fs.make(np.random.default_rng(ss_fun))
+    X = sample_domain(np.random.default_rng(ss_dom), M, fs.dim, domain)
+    fvals = np.asarray(f(X), dtype=float)
+    which = spec.get("fstar", "discrete")
+    if which == "discrete":
+        fstar = float(fvals.max())
+    elif which == "continuous":
+        if f.fstar is None:
+            raise ValueError(f"function {fs.name!r} has no known continuous maximum; use fstar='discrete'")
+        fstar = float(f.fstar)
+    else:
+        raise ValueError(f"env fstar must be 'discrete' or 'continuous', got {which!r}")
+    return FiniteDomainEnv(X=X, f=fvals, noise_std=noise_std, fstar=fstar, name=fs.name,
+                           schedule=spec.get("schedule", "sync"),
+                           info={"lengthscale": fs.lengthscale, "domain": domain, "dim": fs.dim})

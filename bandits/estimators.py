@@ -1,0 +1,295 @@
+"""GP / kernel-ridge posteriors, exact and sparse (layer 3).
+
+Notation (DUETS §2.1–2.2, Async-KernelUCB §3.2; λ is the regulariser):
+
+* Exact posterior on data ``X_m, Y_m`` (DUETS Eq. 3–4)::
+
+      μ_m(x)  = k_{X_m}(x)ᵀ (λ I + K_{X_m X_m})⁻¹ Y_m
+      σ²_m(x) = k(x, x) − k_{X_m}(x)ᵀ (λ I + K_{X_m X_m})⁻¹ k_{X_m}(x)
+
+  This is the *GP scale*. Kernel-UCB papers (Valko et al., Async-KernelUCB Eq. 1) use
+  ``σ²/λ`` instead; each algorithm says which it uses.
+* Nyström features on a dictionary ``S``: ``z_S(x) = B_S k_S(x)`` with any ``B_S`` such that
+  ``B_S K_SS B_Sᵀ = I`` on span(S); here ``B_S = L⁻¹`` with ``K_SS = L Lᵀ`` (Cholesky basis; an
+  append-only dictionary then only *appends* coordinates, Async-KernelUCB spec §2.7). With
+  ``G = Σ z zᵀ`` and ``b = Σ z y`` (DUETS Eq. 5–6, Async Eq. 2)::
+
+      μ̃(x)    = z(x)ᵀ (λ I + G)⁻¹ b
+      λ σ̃²(x) = k(x, x) − z(x)ᵀ G (λ I + G)⁻¹ z(x)
+      ⇔ σ̃²(x) = (k(x, x) − ‖z(x)‖²)/λ + z(x)ᵀ (λ I + G)⁻¹ z(x)
+
+  ``σ̃²`` is on the 1/λ scale: with ``S`` = all data, ``λ σ̃² = σ²`` and ``μ̃ = μ`` exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .kernels import Kernel
+from .linalg import chol_append, cholesky_jitter, solve_lower
+
+__all__ = [
+    "CandidatePosterior",
+    "ExactGP",
+    "collapsed_posterior",
+    "information_gain",
+    "NystromDictionary",
+    "nystrom_posterior",
+    "LinearRidge",
+]
+
+
+class CandidatePosterior:
+    """Exact GP posterior (DUETS Eq. 3–4) over a fixed finite candidate set, updated in O(n·M).
+
+    State: with ``L Lᵀ = K_{X_n X_n} + λI`` for the ``n`` observed points, keep
+    ``V = L⁻¹ K_{X_n, cand}`` (n × M), ``w = L⁻¹ y``, the mean ``μ = Vᵀ w`` and the variance
+    ``σ² = diag K − colsum(V²)`` over all M candidates. Observing candidate ``i`` appends a row::
+
+        l = V[:, i],   r² = k(x_i, x_i) + λ − ‖l‖²   (= λ + σ²(x_i))
+        v_new = (k(cand, x_i) − Vᵀ l) / r,   w_new = (y − lᵀ w) / r
+        μ += w_new v_new,   σ² −= v_new²,   log det(I + K/λ) += log(r²/λ)
+
+    Repeated points are fine (λ > 0). ``fork()`` returns a child that shares this posterior's
+    rows read-only and appends its own: DisKernelUCB's agents condition the last synchronised
+    global posterior on their local data without copying it.
+    """
+
+    def __init__(self, kernel: Kernel, X: np.ndarray, lam: float, capacity: int = 64):
+        if lam <= 0:
+            raise ValueError(f"lam must be > 0, got {lam}")
+        self.kernel, self.X, self.lam = kernel, np.asarray(X, dtype=float), float(lam)
+        M = self.X.shape[0]
+        self.kdiag = kernel.diag(self.X)
+        self.mean = np.zeros(M)
+        self.var = self.kdiag.copy()
+        self.logdet = 0.0  # log det(I + K_{X_n X_n}/λ)
+        self._base_V = np.zeros((0, M))
+        self._base_w = np.zeros(0)
+        self._V = np.zeros((capacity, M))
+        self._w = np.zeros(capacity)
+        self._n = 0
+        self.ids: list[int] = []
+
+    @property
+    def n(self) -> int:
+        return self._base_V.shape[0] + self._n
+
+    def column(self, i: int) -> np.ndarray:
+        """``L⁻¹ k_{X_n}(x_i)`` for candidate ``i``."""
+        return np.concatenate([self._base_V[:, i], self._V[: self._n, i]])
+
+    def add(self, i: int, y: float) -> float:
+        """Condition on observation ``y`` at candidate ``i``; returns σ²(x_i) before the update."""
+        lb, lo = self._base_V[:, i], self._V[: self._n, i]
+        s2 = max(self.var[i], 0.0)
+        r2 = self.lam + s2
+        r = np.sqrt(r2)
+        kcol = self.kernel(self.X, self.X[i : i + 1])[:, 0]
+        row = kcol - self._base_V.T @ lb - self._V[: self._n].T @ lo
+        row /= r
+        w_new = (y - lb @ self._base_w - lo @ self._w[: self._n]) / r
+        if self._n == self._V.shape[0]:
+            grow = max(16, self._n)
+            self._V = np.vstack([self._V, np.zeros((grow, self._V.shape[1]))])
+            self._w = np.concatenate([self._w, np.zeros(grow)])
+        self._V[self._n] = row
+        self._w[self._n] = w_new
+        self._n += 1
+        self.mean += w_new * row
+        self.var -= row * row
+        np.maximum(self.var, 0.0, out=self.var)
+        self.logdet += np.log(r2 / self.lam)
+        self.ids.append(int(i))
+        return s2
+
+    def fork(self) -> "CandidatePosterior":
+        """A child posterior that starts equal to this one and shares its rows read-only."""
+        child = CandidatePosterior.__new__(CandidatePosterior)
+        child.kernel, child.X, child.lam, child.kdiag = self.kernel, self.X, self.lam, self.kdiag
+        child.mean, child.var, child.logdet = self.mean.copy(), self.var.copy(), self.logdet
+        child._base_V = np.vstack([self._base_V, self._V[: self._n]]) if self._base_V.shape[0] else self._V[: self._n]
+        child._base_w = np.concatenate([self._base_w, self._w[: self._n]])
+        child._V = np.zeros((16, self.X.shape[0]))
+        child._w = np.zeros(16)
+        child._n = 0
+        child.ids = list(self.ids)
+        return child
+
+
+class ExactGP:
+    """Exact GP / kernel ridge posterior on arbitrary inputs, Cholesky appended incrementally.
+
+    Keeps ``L Lᵀ = K_{X_n X_n} + λ I`` (block Schur append, :func:`bandits.linalg.chol_append`)
+    and ``α = L⁻¹ y``. ``predict(Xq)`` returns the DUETS Eq. 3–4 mean and variance (GP scale).
+    """
+
+    def __init__(self, kernel: Kernel, lam: float, dim: int):
+        if lam <= 0:
+            raise ValueError(f"lam must be > 0, got {lam}")
+        self.kernel, self.lam = kernel, float(lam)
+        self.X = np.zeros((0, dim))
+        self.y = np.zeros(0)
+        self.L = np.zeros((0, 0))
+        self.alpha = np.zeros(0)
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    def add(self, X: np.ndarray, y: np.ndarray) -> None:
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        y = np.atleast_1d(np.asarray(y, dtype=float))
+        B = self.kernel(self.X, X) if self.n else np.zeros((0, X.shape[0]))
+        C = self.kernel(X) + self.lam * np.eye(X.shape[0])
+        self.L = chol_append(self.L, B, C)
+        self.X = np.vstack([self.X, X])
+        self.y = np.concatenate([self.y, y])
+        self.alpha = solve_lower(self.L, self.y)  # O(n²); cheaper than tracking a partial solve
+
+    def predict(self, Xq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        Xq = np.atleast_2d(Xq)
+        kd = self.kernel.diag(Xq)
+        if self.n == 0:
+            return np.zeros(Xq.shape[0]), kd.copy()
+        V = solve_lower(self.L, self.kernel(self.X, Xq))
+        mu = V.T @ self.alpha
+        var = np.maximum(kd - np.einsum("ij,ij->j", V, V), 0.0)
+        return mu, var
+
+
+def collapsed_posterior(kernel: Kernel, Xu: np.ndarray, counts: np.ndarray, lam: float,
+                        Xq: np.ndarray, ysum: np.ndarray | None = None):
+    """Exact posterior from a multiset given as unique points with counts (DUETS spec §2.8).
+
+    With repeated rows, Eq. 3–4 equal the posterior on the unique points ``u`` with
+    heteroscedastic noise ``λ / c_u`` and targets ``ȳ_u = ys_u / c_u``::
+
+        K_uu + λ diag(1/c)  in place of  K_XX + λ I.
+
+    Args:
+        Xu: (m, d) unique points; counts: (m,) multiplicities ``c_u ≥ 1``;
+        Xq: (q, d) query points; ysum: (m,) reward sums per unique point (optional).
+    Returns:
+        (mean or None, variance) at ``Xq``; variance on the GP scale (Eq. 4).
+    """
+    counts = np.asarray(counts, dtype=float)
+    kd = kernel.diag(Xq)
+    if len(counts) == 0:
+        return (np.zeros(len(kd)) if ysum is not None else None), kd
+    L = cholesky_jitter(kernel(Xu) + np.diag(lam / counts))
+    V = solve_lower(L, kernel(Xu, Xq))
+    var = np.maximum(kd - np.einsum("ij,ij->j", V, V), 0.0)
+    mean = None
+    if ysum is not None:
+        mean = V.T @ solve_lower(L, np.asarray(ysum, dtype=float) / counts)
+    return mean, var
+
+
+def information_gain(K: np.ndarray, lam: float, counts: np.ndarray | None = None) -> float:
+    """``γ = ½ log det(I + λ⁻¹ K)``; for a multiset with unique Gram ``K`` and counts ``c``,
+    ``½ log det(I + λ⁻¹ C^{1/2} K C^{1/2})`` (Sylvester's identity, DUETS spec §2.8)."""
+    K = np.asarray(K, dtype=float)
+    if K.shape[0] == 0:
+        return 0.0
+    if counts is not None:
+        c = np.sqrt(np.asarray(counts, dtype=float))
+        K = c[:, None] * K * c[None, :]
+    sign, ld = np.linalg.slogdet(np.eye(K.shape[0]) + K / lam)
+    return 0.5 * float(ld)
+
+
+class NystromDictionary:
+    """Nyström feature map on a dictionary ``S`` in the Cholesky basis, append-only.
+
+    ``z(x) = L⁻¹ k_S(x)`` with ``K_SS = L Lᵀ``. Appending ``x``: ``c = L⁻¹ k_S(x)`` (= z(x)),
+    ``r² = k(x, x) − ‖c‖²``; if ``r² ≤ tol · k(x, x)`` the point is numerically in span(S) and is
+    skipped (the span, hence μ̃ and σ̃, is unchanged; this also drops exact duplicates),
+    otherwise the row ``[cᵀ, r]`` is appended to ``L``. Because the basis only grows, features
+    on the old dictionary are the first coordinates of those on the new one: re-expressing
+    statistics is zero-padding (Async-KernelUCB spec §2.6–2.7).
+    """
+
+    def __init__(self, kernel: Kernel, dim: int, tol: float = 1e-10):
+        self.kernel, self.tol = kernel, float(tol)
+        self.points = np.zeros((0, dim))
+        self.L = np.zeros((0, 0))
+        self.n_skipped = 0
+
+    @property
+    def m(self) -> int:
+        return self.points.shape[0]
+
+    def add(self, X: np.ndarray) -> np.ndarray:
+        """Append the rows of ``X`` one by one; returns the boolean mask of rows kept."""
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        kept = np.zeros(X.shape[0], dtype=bool)
+        kd = self.kernel.diag(X)
+        for i in range(X.shape[0]):
+            x = X[i : i + 1]
+            c = solve_lower(self.L, self.kernel(self.points, x)[:, 0]) if self.m else np.zeros(0)
+            r2 = kd[i] - c @ c
+            if r2 <= self.tol * kd[i]:
+                self.n_skipped += 1
+                continue
+            m = self.m
+            L = np.zeros((m + 1, m + 1))
+            L[:m, :m] = self.L
+            L[m, :m] = c
+            L[m, m] = np.sqrt(r2)
+            self.L = L
+            self.points = np.vstack([self.points, x])
+            kept[i] = True
+        return kept
+
+    def features(self, X: np.ndarray) -> np.ndarray:
+        """``Z = [z(x_1), …, z(x_n)]ᵀ``, shape (n, m)."""
+        X = np.atleast_2d(X)
+        if self.m == 0:
+            return np.zeros((X.shape[0], 0))
+        return solve_lower(self.L, self.kernel(self.points, X)).T
+
+
+def nystrom_posterior(Z: np.ndarray, kdiag: np.ndarray, G: np.ndarray, b: np.ndarray | None,
+                      lam: float, chol: np.ndarray | None = None):
+    """Sparse posterior (DUETS Eq. 5–6) at query features ``Z`` (q × m).
+
+    Returns ``(μ̃ or None, σ̃²)`` with ``σ̃² = (k − ‖z‖²)/λ + zᵀ(λI + G)⁻¹z`` (1/λ scale).
+    ``chol`` may pass a cached lower factor of ``λI + G``.
+    """
+    m = G.shape[0]
+    C = chol if chol is not None else cholesky_jitter(G + lam * np.eye(m))
+    if m == 0:
+        return (np.zeros(Z.shape[0]) if b is not None else None), kdiag / lam
+    Vq = solve_lower(C, Z.T)
+    s2 = np.maximum((kdiag - np.einsum("ij,ij->i", Z, Z)) / lam, 0.0) + np.einsum("ij,ij->j", Vq, Vq)
+    mu = None
+    if b is not None:
+        mu = Vq.T @ solve_lower(C, b)
+    return mu, s2
+
+
+class LinearRidge:
+    """Ridge regression with a Sherman–Morrison inverse: ``A = λI + Σ x xᵀ``, ``θ = A⁻¹ Σ y x``.
+
+    ``width(X) = sqrt(xᵀ A⁻¹ x)`` is the LinUCB / OFUL confidence width.
+    """
+
+    def __init__(self, dim: int, lam: float):
+        self.lam = float(lam)
+        self.Ainv = np.eye(dim) / lam
+        self.b = np.zeros(dim)
+        self.n = 0
+
+    def add(self, x: np.ndarray, y: float) -> None:
+        Ax = self.Ainv @ x
+        self.Ainv -= np.outer(Ax, Ax) / (1.0 + x @ Ax)
+        self.b += y * x
+        self.n += 1
+
+    @property
+    def theta(self) -> np.ndarray:
+        return self.Ainv @ self.b
+
+    def predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        X = np.atleast_2d(X)
+        return X @ self.theta, np.einsum("ij,jk,ik->i", X, self.Ainv, X)

@@ -1,0 +1,191 @@
+"""Dense linear algebra with incremental updates (layer 1).
+
+Everything is float64. Each update has a test against the direct computation in
+``tests/test_linalg.py``.
+
+Conventions
+-----------
+* ``L`` is always a *lower* triangular Cholesky factor, ``A = L Lᵀ``.
+* "append" means the matrix grows by new rows/columns (a new data point enters a Gram
+  matrix); "rank-one update" means ``A ← A ± x xᵀ`` at fixed size.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+__all__ = [
+    "LinAlgWarning",
+    "cholesky_jitter",
+    "chol_append",
+    "chol_rank1_update",
+    "inv_append",
+    "sherman_morrison",
+    "logdet_psd",
+    "logdet_chol",
+    "psd_inv_sqrt",
+    "solve_lower",
+    "chol_solve",
+]
+
+
+class LinAlgWarning(RuntimeWarning):
+    """Raised (as a warning) when jitter had to be added to factor a matrix."""
+
+
+def cholesky_jitter(A: np.ndarray, jitter: float = 0.0, max_tries: int = 8) -> np.ndarray:
+    """Lower Cholesky factor of a symmetric PSD matrix, adding diagonal jitter if needed.
+
+    Tries ``A + j I`` with ``j = jitter`` first, then ``j = 10^k · 1e-12 · mean(diag A)`` for
+    ``k = 0..max_tries-1`` until the factorisation succeeds.
+
+    Args:
+        A: (n, n) symmetric positive (semi-)definite matrix.
+        jitter: diagonal term added on the first try.
+    Returns:
+        L: (n, n) lower triangular with ``L Lᵀ = A + j I``.
+    """
+    A = np.asarray(A, dtype=float)
+    n = A.shape[0]
+    if n == 0:
+        return np.zeros((0, 0))
+    scale = float(np.mean(np.diag(A))) if n else 1.0
+    scale = scale if scale > 0 else 1.0
+    tries = [jitter] + [jitter + scale * 1e-12 * 10.0**k for k in range(max_tries)]
+    for j in tries:
+        try:
+            return np.linalg.cholesky(A + j * np.eye(n) if j else A)
+        except np.linalg.LinAlgError:
+            continue
+    raise np.linalg.LinAlgError(
+        f"matrix of size {n} is not positive definite even with jitter {tries[-1]:.3g}; "
+        "check the kernel parameters and the regulariser lambda"
+    )
+
+
+def solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Solve ``L X = B`` for lower-triangular ``L`` (B may be a vector or a matrix)."""
+    if L.shape[0] == 0:
+        return np.zeros((0,) + np.shape(B)[1:])
+    return solve_triangular(L, B, lower=True, check_finite=False)
+
+
+def chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Solve ``(L Lᵀ) X = B`` given the lower Cholesky factor ``L``."""
+    Y = solve_lower(L, B)
+    return solve_triangular(L.T, Y, lower=False, check_finite=False)
+
+
+def chol_append(L: np.ndarray, B: np.ndarray, C: np.ndarray, min_pivot: float = 0.0) -> np.ndarray:
+    """Cholesky factor of a bordered matrix (block Schur update).
+
+    For ``A = L Lᵀ`` (n×n), returns the lower factor of ``[[A, B], [Bᵀ, C]]``::
+
+        L' = [[L, 0], [Pᵀ, S]],  P = L⁻¹ B,  S Sᵀ = C − Pᵀ P   (Schur complement)
+
+    Cost O(n² k + n k² + k³) instead of O((n+k)³).
+
+    Args:
+        L: (n, n) lower factor of A.
+        B: (n, k) or (n,) new off-diagonal block.
+        C: (k, k) or scalar new diagonal block.
+        min_pivot: the Schur complement is floored at this value on its diagonal when
+            ``k == 1`` (protects against round-off for nearly dependent points).
+    """
+    B = np.asarray(B, dtype=float)
+    if B.ndim == 1:
+        B = B[:, None]
+    C = np.atleast_2d(np.asarray(C, dtype=float))
+    n, k = B.shape
+    P = solve_lower(L, B) if n else np.zeros((0, k))
+    Sc = C - P.T @ P
+    if k == 1:
+        S = np.sqrt(np.maximum(Sc, min_pivot))
+        if not np.all(np.isfinite(S)) or S[0, 0] <= 0:
+            raise np.linalg.LinAlgError("bordered matrix is not positive definite")
+    else:
+        S = cholesky_jitter(0.5 * (Sc + Sc.T))
+    out = np.zeros((n + k, n + k))
+    out[:n, :n] = L
+    out[n:, :n] = P.T
+    out[n:, n:] = S
+    return out
+
+
+def chol_rank1_update(L: np.ndarray, x: np.ndarray, sign: float = 1.0) -> np.ndarray:
+    """Cholesky factor of ``A + sign · x xᵀ`` from the factor of ``A`` in O(n²).
+
+    The classical hyperbolic/Givens recurrence (Golub & Van Loan §6.5.4). A downdate
+    (``sign = -1``) raises if the result is not positive definite.
+    """
+    L = np.array(L, dtype=float, copy=True)
+    x = np.array(x, dtype=float, copy=True)
+    n = x.shape[0]
+    for k in range(n):
+        r2 = L[k, k] ** 2 + sign * x[k] ** 2
+        if r2 <= 0:
+            raise np.linalg.LinAlgError("rank-one downdate makes the matrix indefinite")
+        r = np.sqrt(r2)
+        c, s = r / L[k, k], x[k] / L[k, k]
+        L[k, k] = r
+        if k + 1 < n:
+            L[k + 1:, k] = (L[k + 1:, k] + sign * s * x[k + 1:]) / c
+            x[k + 1:] = c * x[k + 1:] - s * L[k + 1:, k]
+    return L
+
+
+def inv_append(Ainv: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Inverse of the bordered matrix ``[[A, B], [Bᵀ, C]]`` from ``A⁻¹`` (block Schur).
+
+    With ``S = C − Bᵀ A⁻¹ B``::
+
+        [[A⁻¹ + A⁻¹B S⁻¹ BᵀA⁻¹, −A⁻¹B S⁻¹], [−S⁻¹BᵀA⁻¹, S⁻¹]]
+    """
+    B = np.asarray(B, dtype=float)
+    if B.ndim == 1:
+        B = B[:, None]
+    C = np.atleast_2d(np.asarray(C, dtype=float))
+    n, k = B.shape
+    AiB = Ainv @ B
+    S = C - B.T @ AiB
+    Si = np.linalg.inv(S)
+    out = np.empty((n + k, n + k))
+    out[:n, :n] = Ainv + AiB @ Si @ AiB.T
+    out[:n, n:] = -AiB @ Si
+    out[n:, :n] = out[:n, n:].T
+    out[n:, n:] = Si
+    return out
+
+
+def sherman_morrison(Ainv: np.ndarray, u: np.ndarray, v: np.ndarray | None = None) -> np.ndarray:
+    """``(A + u vᵀ)⁻¹ = A⁻¹ − A⁻¹u vᵀA⁻¹ / (1 + vᵀA⁻¹u)`` (``v = u`` by default)."""
+    u = np.asarray(u, dtype=float)
+    v = u if v is None else np.asarray(v, dtype=float)
+    Au = Ainv @ u
+    vA = v @ Ainv
+    return Ainv - np.outer(Au, vA) / (1.0 + v @ Au)
+
+
+def logdet_psd(A: np.ndarray) -> float:
+    """``log det A`` through ``numpy.linalg.slogdet``; raises if A is not positive definite."""
+    sign, ld = np.linalg.slogdet(A)
+    if sign <= 0:
+        raise np.linalg.LinAlgError("log-determinant of a matrix that is not positive definite")
+    return float(ld)
+
+
+def logdet_chol(L: np.ndarray) -> float:
+    """``log det(L Lᵀ) = 2 Σ log L_ii``."""
+    return float(2.0 * np.sum(np.log(np.diag(L))))
+
+
+def psd_inv_sqrt(K: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
+    """Symmetric pseudo-inverse square root ``W = U_r diag(w_r^{-1/2}) U_rᵀ`` via ``eigh``.
+
+    Eigenvalues below ``rtol · max(w)`` are dropped, so ``W K W = P`` (the projector on the
+    retained eigenspace) and ``Wᵀ W = K⁺`` on that space.
+    """
+    w, U = np.linalg.eigh(0.5 * (K + K.T))
+    keep = w > rtol * max(float(w.max(initial=0.0)), 0.0)
+    Ur = U[:, keep]
+    return (Ur / np.sqrt(w[keep])) @ Ur.T
