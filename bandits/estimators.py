@@ -158,7 +158,7 @@ class ExactGP:
 
 
 def collapsed_posterior(kernel: Kernel, Xu: np.ndarray, counts: np.ndarray, lam: float,
-                        Xq: np.ndarray, ysum: np.ndarray | None = None):
+                        Xq: np.ndarray, ysum: np.ndarray | None = None, with_gain: bool = False):
     """Exact posterior from a multiset given as unique points with counts (DUETS spec §2.8).
 
     With repeated rows, Eq. 3–4 equal the posterior on the unique points ``u`` with
@@ -170,18 +170,25 @@ def collapsed_posterior(kernel: Kernel, Xu: np.ndarray, counts: np.ndarray, lam:
         Xu: (m, d) unique points; counts: (m,) multiplicities ``c_u ≥ 1``;
         Xq: (q, d) query points; ysum: (m,) reward sums per unique point (optional).
     Returns:
-        (mean or None, variance) at ``Xq``; variance on the GP scale (Eq. 4).
+        (mean or None, variance) at ``Xq``; variance on the GP scale (Eq. 4). With
+        ``with_gain`` also the information gain of the multiset,
+        ``γ̂ = ½ log det(I + λ⁻¹ C^{1/2} K_uu C^{1/2}) = ½ [Σ_u log(c_u/λ) + log det(K_uu + λ C⁻¹)]``,
+        read off the same Cholesky factor.
     """
     counts = np.asarray(counts, dtype=float)
     kd = kernel.diag(Xq)
     if len(counts) == 0:
-        return (np.zeros(len(kd)) if ysum is not None else None), kd
+        out = (np.zeros(len(kd)) if ysum is not None else None), kd
+        return out + (0.0,) if with_gain else out
     L = cholesky_jitter(kernel(Xu) + np.diag(lam / counts))
     V = solve_lower(L, kernel(Xu, Xq))
     var = np.maximum(kd - np.einsum("ij,ij->j", V, V), 0.0)
     mean = None
     if ysum is not None:
         mean = V.T @ solve_lower(L, np.asarray(ysum, dtype=float) / counts)
+    if with_gain:
+        gain = 0.5 * (float(np.sum(np.log(counts / lam))) + 2.0 * float(np.sum(np.log(np.diag(L)))))
+        return mean, var, gain
     return mean, var
 
 

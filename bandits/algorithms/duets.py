@@ -158,7 +158,8 @@ class DUETS(Policy):
             raise RuntimeError("server replay of the agents' coins differs from their queries")
         draws = replay.ravel()
         u, inv, counts = np.unique(draws, return_inverse=True, return_counts=True)
-        _, var = collapsed_posterior(self.kernel, self.X[u], counts, self.lam, self.X[A])
+        _, var, gain = collapsed_posterior(self.kernel, self.X[u], counts, self.lam, self.X[A],
+                                           with_gain=True)
         s2max = float(var.max())
         nT = N * L
         if self.inducing_rule == "variance":
@@ -204,7 +205,7 @@ class DUETS(Policy):
                 keep = mu >= mu.max() - self.beta * sn.max()
         self.epochs.append({
             "j": self.j + 1, "T_j": L, "n_active": int(len(A)), "n_unique": int(len(u)),
-            "sigma2_max": s2max, "p_j": p, "s_unique": int(s), "s_draws": int(hit.sum()),
+            "sigma2_max": s2max, "gamma_hat": gain, "p_j": p, "s_unique": int(s), "s_draws": int(hit.sum()),
             "dict_rank": int(m), "empty_fallback": fallback, "communicated": True,
         })
         self.active = A[keep]

@@ -1,0 +1,1 @@
+"""Experiments (layer 9): per paper, each figure's quick and full parameters and its claims."""

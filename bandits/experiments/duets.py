@@ -1,0 +1,289 @@
+"""DUETS (Pavlovic, Salgia & Zhao, 2024): Figure 1 and its claims.
+
+Figure 1: cumulative regret (a–d) and communication (e–h) vs time on h1, h2, Branin and
+Hartmann-4, N = 10 agents, T = 50, SE kernel (ℓ = 0.2 Branin, 1 otherwise), noise s.d. 0.2,
+D = 10 (DisKernelUCB) and 20 (ApproxDisKernelUCB), T_1 = 2 and p_0 = 10 (DUETS), β from the
+grid {0.2, 0.5, 1, 2, 5} for every algorithm, 5 Monte Carlo runs (paper §5).
+
+Choices where the paper is silent (DUETS spec §7-A): λ = 0.2; 2000 random candidates per
+function (unit sphere for h1/h2, cube otherwise) drawn once from ``env_seed`` with θ*; regret
+against the discrete maximum; β selected per (function, algorithm) by the smallest mean R(T)
+over the same runs (all grid results are kept in ``results.csv``); q̄ = 4 for
+ApproxDisKernelUCB.
+
+Paper vs the authors' code: DUETS uses the paper's inducing probability ``p_0 σ²_{j,max}``;
+the code's ``4 log(N T_j)/(N T_j)`` runs as the variant ``DUETS [code p_j]``, and the code's
+elimination rule (UCB ≥ max LCB) as ``DUETS [code trim]``. Communication is shown in the
+paper's unit (per-agent uplink + downlink, Eq. 2) and in the code's (total uplink).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..envs import FUNCTIONS, make_env
+from ..runner import sweep
+from .common import (Claim, ParameterError, check_choice, check_int, check_number, check_subset,
+                     fmt)
+
+__all__ = ["FIG1_FUNCTIONS", "BASE_METHODS", "VARIANTS", "fig1_params", "validate_fig1",
+           "fig1_tasks", "run_fig1", "Fig1Results", "fig1_claims", "plot_fig1",
+           "plot_beta_grid", "plot_variants"]
+
+FIG1_FUNCTIONS = ("h1", "h2", "branin", "hartmann4")
+BASE_METHODS = ("DUETS", "DisKernelUCB", "ApproxDisKernelUCB", "N-KernelUCB")
+VARIANTS = ("DUETS [code p_j]", "DUETS [code trim]")
+PANEL_TITLES = {"h1": "h1 (cosine)", "h2": "h2 (polynomial)", "branin": "Branin", "hartmann4": "Hartmann-4D"}
+
+_FULL = dict(N=10, T=50, M=2000, n_runs=5, betas=[0.2, 0.5, 1.0, 2.0, 5.0],
+             functions=list(FIG1_FUNCTIONS), methods=list(BASE_METHODS) + list(VARIANTS),
+             noise_std=0.2, lam=0.2, env_seed=0, T1=2, p0=10.0, code_p0=4.0,
+             D_dis=10.0, D_approx=20.0, qbar=4.0)
+# quick: the paper's N, T and T_1; fewer candidates, β values and runs (spec §9)
+_QUICK = dict(_FULL, M=500, n_runs=3)
+
+
+def fig1_params(mode: str = "quick", **overrides) -> dict:
+    """The Figure-1 parameters of ``mode`` ("quick" or "full"), with overrides applied."""
+    check_choice("mode", mode, ("quick", "full"))
+    p = dict(_FULL if mode == "full" else _QUICK)
+    unknown = set(overrides) - set(p)
+    if unknown:
+        raise ParameterError(f"unknown Figure-1 parameters {sorted(unknown)}; allowed: {sorted(p)}")
+    p.update({k: v for k, v in overrides.items() if v is not None})
+    validate_fig1(p)
+    return p
+
+
+def validate_fig1(p: dict) -> None:
+    for k in ("N", "T", "M", "n_runs", "T1"):
+        check_int(k, p[k], 1)
+    check_int("env_seed", p["env_seed"], 0)
+    for k in ("noise_std",):
+        check_number(k, p[k], positive=False)
+        if p[k] < 0:
+            raise ParameterError(f"parameter 'noise_std' must be >= 0, got {p[k]}")
+    for k in ("lam", "p0", "code_p0", "D_dis", "D_approx", "qbar"):
+        check_number(k, p[k])
+    check_subset("functions", p["functions"], FIG1_FUNCTIONS)
+    check_subset("methods", p["methods"], BASE_METHODS + VARIANTS)
+    if not p["betas"] or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b <= 0
+                             for b in p["betas"]):
+        raise ParameterError(f"parameter 'betas' must be a non-empty list of numbers > 0, got {p['betas']!r}")
+
+
+def method_config(method: str, p: dict) -> tuple[str, dict]:
+    """Algorithm name and parameters (without kernel and β) of a Figure-1 method label."""
+    common = {"lam": p["lam"]}
+    if method == "DUETS":
+        return "DUETS", dict(common, T1=p["T1"], p0=p["p0"], inducing_rule="variance")
+    if method == "DUETS [code p_j]":
+        return "DUETS", dict(common, T1=p["T1"], p0=p["code_p0"], inducing_rule="log_proxy")
+    if method == "DUETS [code trim]":
+        return "DUETS", dict(common, T1=p["T1"], p0=p["p0"], inducing_rule="variance", elim_rule="ucb_lcb")
+    if method == "DisKernelUCB":
+        return "DisKernelUCB", dict(common, D=p["D_dis"])
+    if method == "ApproxDisKernelUCB":
+        return "ApproxDisKernelUCB", dict(common, D=p["D_approx"], qbar=p["qbar"])
+    if method == "N-KernelUCB":
+        return "N-KernelUCB", common
+    raise ParameterError(f"unknown method {method!r}; allowed: {list(BASE_METHODS + VARIANTS)}")
+
+
+def fig1_tasks(p: dict) -> tuple[list[tuple[dict, int]], list[dict]]:
+    """All runs of the β grid: ``(config, rep)`` pairs and a label dict for each."""
+    tasks, labels = [], []
+    for fn in p["functions"]:
+        ell = FUNCTIONS[fn].lengthscale
+        env = {"name": fn, "M": p["M"], "noise_std": p["noise_std"]}
+        for method in p["methods"]:
+            alg, params = method_config(method, p)
+            for beta in p["betas"]:
+                cfg = {"loop": "regret", "env": env, "env_seed": p["env_seed"], "algorithm": alg,
+                       "params": dict(params, kernel={"name": "rbf", "lengthscale": ell}, beta=float(beta)),
+                       "N": p["N"], "T": p["T"]}
+                for rep in range(p["n_runs"]):
+                    tasks.append((cfg, rep))
+                    labels.append({"function": fn, "method": method, "beta": float(beta), "rep": rep})
+    return tasks, labels
+
+
+@dataclass
+class Fig1Results:
+    params: dict
+    curves: "object"  # pandas DataFrame, one row per (run, t)
+    runs: "object"  # one row per run
+    epochs: "object"  # DUETS epoch logs
+    selected: "object"  # best β per (function, method)
+    n_cached: int = 0
+    n_computed: int = 0
+
+
+def run_fig1(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky",
+             cache_dir: str | None = None, progress: bool = True) -> Fig1Results:
+    import pandas as pd
+
+    tasks, labels = fig1_tasks(p)
+    results, stats = sweep(tasks, seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
+                           progress=progress, desc="DUETS Fig. 1")
+    envs = {fn: make_env({"name": fn, "M": p["M"], "noise_std": p["noise_std"]}, p["env_seed"])
+            for fn in p["functions"]}
+    T, N = p["T"], p["N"]
+    t = np.arange(1, T + 1)
+    curve_rows, run_rows, epoch_rows = [], [], []
+    for lab, res in zip(labels, results):
+        a, meta = res["arrays"], res["meta"]
+        R = np.cumsum(a["regret"])
+        c_paper = np.cumsum(a["comm_up"] + a["comm_down"]) / N
+        c_code = np.cumsum(a["comm_up"])
+        curve_rows.append(pd.DataFrame({**lab, "t": t, "regret": R, "comm_paper": c_paper,
+                                        "comm_code": c_code}))
+        info = meta["info"]
+        run_rows.append({**lab, "R_T": R[-1], "C_paper": c_paper[-1], "C_code": c_code[-1],
+                         "comm_rounds": meta["comm_rounds"], "wall_time": meta["wall_time"],
+                         "n_syncs": info.get("n_syncs", np.nan)})
+        if "epochs" in info:
+            env = envs[lab["function"]]
+            xstar = env.argmax
+            sets = info["active_sets"]
+            for k, ep in enumerate(info["epochs"]):
+                A = np.asarray(sets[k])
+                row = {**lab, **ep, "delta_j": float(env.fstar - env.f[A].min()),
+                       "xstar_active": bool(xstar in set(A.tolist()))}
+                if k + 1 < len(sets):
+                    row["xstar_survives"] = bool(xstar in set(sets[k + 1]))
+                epoch_rows.append(row)
+    curves = pd.concat(curve_rows, ignore_index=True)
+    runs = pd.DataFrame(run_rows)
+    epochs = pd.DataFrame(epoch_rows)
+    g = runs.groupby(["function", "method", "beta"], as_index=False)["R_T"].mean()
+    selected = g.loc[g.groupby(["function", "method"])["R_T"].idxmin()].reset_index(drop=True)
+    selected = selected.rename(columns={"R_T": "R_T_mean"})
+    return Fig1Results(p, curves, runs, epochs, selected, stats.cached, stats.computed)
+
+
+def _at_selected(res: Fig1Results):
+    sel = res.selected[["function", "method", "beta"]]
+    return res.runs.merge(sel, on=["function", "method", "beta"])
+
+
+def fig1_claims(res: Fig1Results) -> list[Claim]:
+    """The paper's two Figure-1 claims, per function, checked at each method's selected β."""
+    runs = _at_selected(res)
+    stats = runs.groupby(["function", "method"]).agg(R=("R_T", "mean"), Rsd=("R_T", "std"),
+                                                     Cp=("C_paper", "mean"), Cc=("C_code", "mean"))
+    methods = res.params["methods"]
+    baselines = [m for m in BASE_METHODS if m in methods and m != "DUETS"]
+    comm_base = [m for m in baselines if m != "N-KernelUCB"]
+    claims = []
+    q_regret = ("DUETS achieves a significantly lower regret as compared to all other algorithms "
+                "consistently across benchmark functions.")
+    q_comm = "DUETS also incurs a smaller communication overhead as compared to other algorithms."
+    if "DUETS" not in methods:
+        return claims
+    for fn in res.params["functions"]:
+        d = stats.loc[(fn, "DUETS")]
+        others = {m: stats.loc[(fn, m)] for m in baselines}
+        if others:
+            ok = all(d.R < o.R for o in others.values())
+            val = f"R(T): DUETS {fmt(d.R)}; " + ", ".join(f"{m} {fmt(o.R)}" for m, o in others.items())
+            claims.append(Claim(f"fig1-regret-{fn}", q_regret,
+                                f"{fn}: mean R(T) of DUETS below every baseline's (each at its best beta)",
+                                val, ok))
+        others_c = {m: stats.loc[(fn, m)] for m in comm_base}
+        if others_c:
+            ok = all(d.Cp < o.Cp for o in others_c.values())
+            val = f"C(T) per agent: DUETS {fmt(d.Cp)}; " + ", ".join(f"{m} {fmt(o.Cp)}" for m, o in others_c.items())
+            claims.append(Claim(f"fig1-comm-{fn}", q_comm,
+                                f"{fn}: DUETS's communication (paper's Eq. 2: per-agent up + down) below "
+                                "each communicating baseline's", val, ok))
+            ok = all(d.Cc < o.Cc for o in others_c.values())
+            val = f"total uplink: DUETS {fmt(d.Cc)}; " + ", ".join(f"{m} {fmt(o.Cc)}" for m, o in others_c.items())
+            claims.append(Claim(f"fig1-comm-code-{fn}", q_comm,
+                                f"{fn}: same, in the authors' code's unit (total uplink over agents)",
+                                val, ok))
+    return claims
+
+
+# ------------------------------------------------------------------------------------ figures
+def plot_fig1(res: Fig1Results, convention: str = "paper", methods=None):
+    """The 2 × 4 panels of Figure 1 at each method's selected β (mean ± 1 s.d.)."""
+    from ..plotting import band_plot, color_for, setup_style
+
+    plt = setup_style()
+    methods = methods or [m for m in BASE_METHODS if m in res.params["methods"]]
+    fns = res.params["functions"]
+    fig, axes = plt.subplots(2, len(fns), figsize=(3.2 * len(fns), 5.4), squeeze=False)
+    sel = res.selected.set_index(["function", "method"])["beta"]
+    col = "comm_paper" if convention == "paper" else "comm_code"
+    letters = "abcdefghijklmnop"
+    for j, fn in enumerate(fns):
+        for i, m in enumerate(methods):
+            beta = sel.loc[(fn, m)]
+            c = res.curves[(res.curves.function == fn) & (res.curves.method == m) & (res.curves.beta == beta)]
+            piv_r = c.pivot(index="rep", columns="t", values="regret")
+            piv_c = c.pivot(index="rep", columns="t", values=col)
+            lab = f"{m} (β={beta:g})"
+            band_plot(axes[0, j], piv_r.columns.values, piv_r.values, lab, color_for(m, i))
+            band_plot(axes[1, j], piv_c.columns.values, piv_c.values, lab, color_for(m, i))
+        axes[0, j].set_title(f"({letters[j]}) {PANEL_TITLES.get(fn, fn)}")
+        axes[1, j].set_title(f"({letters[len(fns) + j]}) {PANEL_TITLES.get(fn, fn)}")
+        axes[1, j].set_xlabel("Time")
+        axes[0, j].legend(fontsize=6.5)
+    axes[0, 0].set_ylabel("Regret")
+    unit = "per agent, up + down (Eq. 2)" if convention == "paper" else "total uplink (authors' code)"
+    axes[1, 0].set_ylabel(f"Communication cost\n{unit}")
+    p = res.params
+    fig.suptitle(f"DUETS Figure 1 reproduced: N={p['N']}, T={p['T']}, M={p['M']} candidates, "
+                 f"{p['n_runs']} runs, mean ± 1 s.d.", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_beta_grid(res: Fig1Results):
+    """Final regret vs β for every method and function (the whole tuning grid)."""
+    from ..plotting import color_for, setup_style
+
+    plt = setup_style()
+    fns = res.params["functions"]
+    fig, axes = plt.subplots(1, len(fns), figsize=(3.2 * len(fns), 2.8), squeeze=False)
+    g = res.runs.groupby(["function", "method", "beta"])["R_T"].agg(["mean", "std"]).reset_index()
+    for j, fn in enumerate(fns):
+        ax = axes[0, j]
+        for i, m in enumerate(res.params["methods"]):
+            s = g[(g.function == fn) & (g.method == m)]
+            ax.errorbar(s.beta, s["mean"], yerr=s["std"].fillna(0), label=m, color=color_for(m, i),
+                        marker="o", ms=3, capsize=2, lw=1)
+        ax.set_xscale("log")
+        ax.set_title(PANEL_TITLES.get(fn, fn))
+        ax.set_xlabel("β")
+    axes[0, 0].set_ylabel("R(T), mean ± s.d.")
+    axes[0, -1].legend(fontsize=6.5)
+    fig.tight_layout()
+    return fig
+
+
+def plot_variants(res: Fig1Results):
+    """Paper vs code choices for DUETS: final regret and communication at each variant's β."""
+    from ..plotting import setup_style
+
+    plt = setup_style()
+    runs = _at_selected(res)
+    ms = [m for m in ("DUETS",) + VARIANTS if m in res.params["methods"]]
+    fns = res.params["functions"]
+    fig, axes = plt.subplots(1, 3, figsize=(11, 2.9))
+    w = 0.8 / len(ms)
+    for i, m in enumerate(ms):
+        s = runs[runs.method == m].groupby("function")[["R_T", "C_paper", "C_code"]].mean().reindex(fns)
+        x = np.arange(len(fns)) + i * w
+        for ax, col in zip(axes, ["R_T", "C_paper", "C_code"]):
+            ax.bar(x, s[col].values, width=w, label=m)
+    for ax, title in zip(axes, ["R(T)", "communication, paper's unit", "communication, code's unit"]):
+        ax.set_xticks(np.arange(len(fns)) + 0.4 - w / 2)
+        ax.set_xticklabels(fns)
+        ax.set_title(title)
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig

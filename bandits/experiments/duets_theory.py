@@ -1,0 +1,249 @@
+"""Empirical checks of DUETS' theorems (DUETS spec §5.2, checks E1–E7).
+
+Theory-friendly environment ``rkhs2d``: f(x) = Σ_{i≤20} a_i k(x, c_i), ‖f‖_ℋ = B = 5, SE kernel
+ℓ = 0.5, M = 1000 uniform candidates in [0,1]², noise R = 0.1, λ = 0.2. DUETS runs with the
+paper's inducing rule ``p_j = min(1, p_0 σ²_{j,max})``, p_0 = 10, and
+``T_1 = max(2, ⌈√(T/N)⌉)`` (App. A.1's choice without the unknown M̄).
+
+* E1 (Thm 4.1, regret Õ(√(NT γ_NT))): log–log slope of R vs NT along N = 10, T growing, and
+  T fixed, N growing; per-agent regret R/N falls with N.
+* E2 (Thm 4.1, communication Õ(γ_NT)): slope of C (paper's Eq. 2) and of Σ_j |𝒮_j| vs NT.
+* E3 (Lemma 4.3, σ²_max ≲ C γ_n / n): n σ²_max / γ̂_n shows no upward trend in n.
+* E4 (Lemmas A.2–A.3): the fraction of inducing sets that are 0.5-accurate
+  (σ̃²/3 ≤ σ² ≤ 3σ̃² on the λσ̃² scale) rises with p_0 and is ≥ 1 − δ at p_0 = 72 log(4NT/δ').
+* E5 (Lemma 4.5): |𝒮_j| ≤ (3 + log(1/δ')) p_0 γ̂_{NT_j} in ≥ 95 % of epochs.
+* E6 (Lemma 4.4): the number of epochs < log log max(N, T) + 4 (natural logs) on a grid.
+* E7 (Lemma 4.2): with the theoretical β(δ') the maximiser is never eliminated (≥ 1 − δ of runs).
+
+Every threshold is fixed in this docstring before any run; a FAIL is reported, not hidden.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..algorithms.duets import beta_theory, delta_prime, epoch_lengths
+from ..envs import make_env
+from ..estimators import NystromDictionary, collapsed_posterior, nystrom_posterior
+from ..kernels import RBF
+from ..runner import sweep
+from .common import Claim, ParameterError, check_int, check_number, fmt, loglog_slope
+
+__all__ = ["theory_params", "run_theory", "theory_claims", "epoch_count_table", "e3_variance_decay",
+           "e4_accuracy"]
+
+ENV = {"name": "rkhs2d", "M": 1000, "noise_std": 0.1}
+B, R, LAM, ELL, DELTA = 5.0, 0.1, 0.2, 0.5, 0.1
+
+_FULL = dict(T_grid=[25, 100, 400, 1600, 6400, 25600], N_fixed=10, N_grid=[1, 4, 16, 64, 256],
+             T_fixed=400, n_runs=5, p0=10.0, beta=1.0, theory_beta=True,
+             e3_n=[50, 100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 51200], e3_draws=3,
+             e4_n=[100, 1000, 10000], e4_trials=50, env_seed=0)
+_QUICK = dict(_FULL, T_grid=[25, 100, 400, 1600], N_grid=[1, 4, 16, 64], n_runs=3,
+              e3_n=[50, 100, 200, 400, 800, 1600, 3200, 6400], e4_n=[100, 1000], e4_trials=20)
+
+
+def theory_params(mode: str = "quick", **overrides) -> dict:
+    if mode not in ("quick", "full"):
+        raise ParameterError(f"parameter 'mode' must be one of ['quick', 'full'], got {mode!r}")
+    p = dict(_FULL if mode == "full" else _QUICK)
+    unknown = set(overrides) - set(p)
+    if unknown:
+        raise ParameterError(f"unknown theory-check parameters {sorted(unknown)}; allowed: {sorted(p)}")
+    p.update({k: v for k, v in overrides.items() if v is not None})
+    for k in ("N_fixed", "T_fixed", "n_runs", "e3_draws", "e4_trials"):
+        check_int(k, p[k], 1)
+    for k in ("T_grid", "N_grid", "e3_n", "e4_n"):
+        if not p[k] or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in p[k]):
+            raise ParameterError(f"parameter {k!r} must be a non-empty list of positive integers, got {p[k]!r}")
+    check_number("p0", p["p0"])
+    check_number("beta", p["beta"])
+    return p
+
+
+def _T1(N, T):
+    return max(2, math.ceil(math.sqrt(T / N)))
+
+
+def _config(N, T, beta, p0):
+    return {"loop": "regret", "env": ENV, "env_seed": 0, "algorithm": "DUETS",
+            "params": {"kernel": {"name": "rbf", "lengthscale": ELL}, "lam": LAM, "beta": float(beta),
+                       "T1": _T1(N, T), "p0": float(p0), "inducing_rule": "variance"},
+            "N": int(N), "T": int(T)}
+
+
+def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache_dir=None,
+               progress: bool = True):
+    """Run E1/E2/E5/E7 bandit sweeps; returns (runs, epochs) DataFrames."""
+    import pandas as pd
+
+    M = ENV["M"]
+    cells = []  # (series, N, T, beta_kind, beta)
+    for T in p["T_grid"]:
+        cells.append(("T", p["N_fixed"], T, "beta=1", p["beta"]))
+        if p["theory_beta"]:
+            cells.append(("T", p["N_fixed"], T, "beta(delta')",
+                          beta_theory(B, R, LAM, delta_prime(DELTA, p["N_fixed"], T, M))))
+    for N in p["N_grid"]:
+        cells.append(("N", N, p["T_fixed"], "beta=1", p["beta"]))
+    tasks, labels = [], []
+    for series, N, T, kind, beta in cells:
+        for rep in range(p["n_runs"]):
+            tasks.append((_config(N, T, beta, p["p0"]), rep))
+            labels.append({"series": series, "N": N, "T": T, "NT": N * T, "beta_kind": kind,
+                           "beta": beta, "rep": rep})
+    # the N-KernelUCB reference: one agent (its N-agent regret is exactly N times this)
+    ref = {"loop": "regret", "env": ENV, "env_seed": 0, "algorithm": "N-KernelUCB",
+           "params": {"kernel": {"name": "rbf", "lengthscale": ELL}, "lam": LAM, "beta": p["beta"]},
+           "N": 1, "T": p["T_fixed"]}
+    for rep in range(p["n_runs"]):
+        tasks.append((ref, rep))
+        labels.append({"series": "N-KernelUCB, 1 agent", "N": 1, "T": p["T_fixed"], "NT": p["T_fixed"],
+                       "beta_kind": "beta=1", "beta": p["beta"], "rep": rep})
+    results, _ = sweep(tasks, seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
+                       progress=progress, desc="DUETS theory")
+    env = make_env(ENV, 0)
+    xstar = env.argmax
+    runs, epochs = [], []
+    for lab, res in zip(labels, results):
+        a, info = res["arrays"], res["meta"]["info"]
+        C = float(np.sum(a["comm_up"] + a["comm_down"]) / lab["N"])
+        row = {**lab, "R_T": float(a["regret"].sum()), "C_paper": C}
+        if "epochs" in info:
+            sets = info["active_sets"]
+            row["sum_S"] = sum(e.get("s_unique", 0) for e in info["epochs"])
+            row["n_epochs"] = len(info["epochs"])
+            row["xstar_survived"] = all(xstar in set(s) for s in sets)
+            for k, e in enumerate(info["epochs"]):
+                if e.get("communicated"):
+                    dprime = delta_prime(DELTA, lab["N"], lab["T"], M)
+                    epochs.append({**lab, **e, "NT_j": lab["N"] * e["T_j"],
+                                   "S_bound": (3 + math.log(1 / dprime)) * p["p0"] * e["gamma_hat"]})
+        runs.append(row)
+    return pd.DataFrame(runs), pd.DataFrame(epochs)
+
+
+def epoch_count_table():
+    """E6: epochs of the floor recursion vs ``log log max(N, T) + 4`` on the spec's grid."""
+    import pandas as pd
+
+    rows = []
+    for T in [10**k for k in range(1, 8)]:
+        for N in (1, 10, 100, 1000):
+            for rule, T1 in (("T1=2", 2), ("T1=ceil(sqrt(T/N))", max(1, math.ceil(math.sqrt(T / N))))):
+                J = len(epoch_lengths(T, T1))
+                bound = math.log(math.log(max(N, T))) + 4
+                rows.append({"T": T, "N": N, "T1_rule": rule, "T1": T1, "epochs": J, "bound": bound,
+                             "ok": J < bound})
+    return pd.DataFrame(rows)
+
+
+def e3_variance_decay(p: dict, seed: int = 0):
+    """E3: σ²_max and γ̂_n of n uniform draws from the candidate set."""
+    import pandas as pd
+
+    env = make_env(ENV, 0)
+    k = RBF(ELL)
+    rows = []
+    for n in p["e3_n"]:
+        for draw in range(p["e3_draws"]):
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(3, n, draw)))
+            idx = rng.integers(0, env.X.shape[0], size=n)
+            u, c = np.unique(idx, return_counts=True)
+            _, var, gain = collapsed_posterior(k, env.X[u], c, LAM, env.X, with_gain=True)
+            rows.append({"n": n, "draw": draw, "sigma2_max": float(var.max()), "gamma_hat": gain,
+                         "ratio": n * float(var.max()) / gain})
+    return pd.DataFrame(rows)
+
+
+def e4_accuracy(p: dict, seed: int = 0, N: int = 10, T: int = 1000):
+    """E4: fraction of Bernoulli inducing sets that are 0.5-accurate, vs p_0."""
+    import pandas as pd
+
+    env = make_env(ENV, 0)
+    k = RBF(ELL)
+    M = env.X.shape[0]
+    p0_theory = 72 * math.log(4 * N * T / delta_prime(DELTA, N, T, M))
+    rows = []
+    kd = k.diag(env.X)
+    for n in p["e4_n"]:
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(4, n)))
+        idx = rng.integers(0, M, size=n)
+        u, c = np.unique(idx, return_counts=True)
+        _, var = collapsed_posterior(k, env.X[u], c, LAM, env.X)
+        s2max = float(var.max())
+        for p0 in (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, p0_theory):
+            prob = min(1.0, p0 * s2max)
+            ok = []
+            sizes = []
+            for trial in range(p["e4_trials"]):
+                S = np.unique(idx[rng.random(n) < prob])
+                if len(S) == 0:
+                    S = idx[:1]
+                dic = NystromDictionary(k, env.X.shape[1])
+                dic.add(env.X[S])
+                Zu = dic.features(env.X[u])
+                G = Zu.T @ (c[:, None] * Zu)
+                _, s2n = nystrom_posterior(dic.features(env.X), kd, G, None, LAM)
+                r = LAM * s2n / np.maximum(var, 1e-300)
+                ok.append(bool(np.max(np.abs(np.log(r))) <= math.log(3.0)))
+                sizes.append(len(S))
+            rows.append({"n": n, "p0": p0, "theory_p0": p0 == p0_theory, "p": prob,
+                         "frac_accurate": float(np.mean(ok)), "mean_S": float(np.mean(sizes))})
+    return pd.DataFrame(rows)
+
+
+def theory_claims(runs, epochs, e3, e4, e6) -> list[Claim]:
+    claims = []
+    b1 = runs[(runs.beta_kind == "beta=1") & runs.series.isin(["T", "N"])]
+    mT = b1[b1.series == "T"].groupby("NT")[["R_T", "C_paper", "sum_S"]].mean()
+    mN = b1[b1.series == "N"].groupby("N")[["R_T", "C_paper", "sum_S", "NT"]].mean()
+    sT = loglog_slope(mT.index, mT.R_T)
+    sN = loglog_slope(mN.NT, mN.R_T)
+    q1 = "R_DUETS = Õ(√(N T γ_NT) · log(T/δ))  (Theorem 4.1)"
+    claims.append(Claim("E1-regret-slope-T", q1, "log-log slope of R vs NT (N fixed, T grows) <= 0.75",
+                        f"slope {fmt(sT)}", sT <= 0.75))
+    claims.append(Claim("E1-regret-slope-N", q1, "log-log slope of R vs NT (T fixed, N grows) <= 0.75",
+                        f"slope {fmt(sN)}", sN <= 0.75))
+    per_agent = mN.R_T / mN.index
+    claims.append(Claim("E1-per-agent", "collaboration: order-optimal regret matching the centralized lower bound",
+                        "per-agent regret R/N at the largest N is below R/N at N = 1",
+                        f"R/N: N={mN.index[0]} {fmt(per_agent.iloc[0])}, N={mN.index[-1]} {fmt(per_agent.iloc[-1])}",
+                        per_agent.iloc[-1] < per_agent.iloc[0]))
+    allb = b1.groupby("NT")[["C_paper", "sum_S"]].mean()
+    sC, sS = loglog_slope(allb.index, allb.C_paper), loglog_slope(allb.index, allb.sum_S)
+    q2 = "C_DUETS = Õ(γ_NT)  (Theorem 4.1)"
+    claims.append(Claim("E2-comm-slope", q2, "log-log slope of C (paper's unit) vs NT <= 0.3",
+                        f"slope {fmt(sC)}", sC <= 0.3))
+    claims.append(Claim("E2-inducing-slope", q2, "log-log slope of the total inducing-set size vs NT <= 0.3",
+                        f"slope {fmt(sS)}", sS <= 0.3))
+    g3 = e3.groupby("n")[["ratio", "sigma2_max"]].mean()
+    s3 = loglog_slope(g3.index, g3.ratio)
+    claims.append(Claim("E3-variance-decay", "sup_x σ²_j(x) ≤ C_{f,X} γ_{NT_j}/(N T_j)  (Lemma 4.3)",
+                        "n·σ²_max/γ̂_n has no upward trend: log-log slope vs n <= 0.1",
+                        f"slope {fmt(s3)}; σ²_max slope {fmt(loglog_slope(g3.index, g3.sigma2_max))}",
+                        s3 <= 0.1))
+    th = e4[e4.theory_p0]
+    frac = float(th.frac_accurate.min())
+    claims.append(Claim("E4-accuracy", "with p_0 = 72 log(4NT/δ') every 𝒮_j is 0.5-accurate w.p. 1 − δ  (Lemma A.3)",
+                        f"fraction of 0.5-accurate inducing sets at the theoretical p_0 >= {1 - DELTA:g} for every n",
+                        f"min fraction {fmt(frac)}", frac >= 1 - DELTA))
+    if len(epochs):
+        e = epochs[epochs.beta_kind == "beta=1"]
+        frac5 = float(np.mean(e.s_unique <= e.S_bound))
+        claims.append(Claim("E5-inducing-bound", "|𝒮_j| ≤ (3 + log(1/δ')) p_0 γ_NT  (Lemma 4.5, p_0 restored)",
+                            "share of epochs with |S_j| <= (3 + log 1/δ') p0 γ̂_{NT_j} >= 0.95",
+                            f"share {fmt(frac5, 3)}", frac5 >= 0.95))
+    n_ok, n_all = int(e6.ok.sum()), len(e6)
+    claims.append(Claim("E6-epochs", "the number of epochs is < log log max{N, T} + 4  (Lemma 4.4)",
+                        "every cell of the T × N × T_1 grid (natural logs)",
+                        f"{n_ok}/{n_all} cells; max epochs {int(e6.epochs.max())}", n_ok == n_all))
+    tb = runs[runs.beta_kind == "beta(delta')"]
+    if len(tb):
+        surv = float(tb.xstar_survived.mean())
+        claims.append(Claim("E7-survival", "x* ∈ 𝒳_j for all j, w.p. ≥ 1 − δ  (Lemma 4.2, proof)",
+                            f"share of runs with beta(δ') where the maximiser is never eliminated >= {1 - DELTA:g}",
+                            f"share {fmt(surv, 3)} (beta=1: {fmt(float(b1.xstar_survived.mean()), 3)})",
+                            surv >= 1 - DELTA))
+    return claims
