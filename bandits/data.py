@@ -223,7 +223,7 @@ class DataFile:
 
     @property
     def citation(self) -> str:
-        return CITATIONS[self.dataset]
+        return CITATIONS.get(self.dataset, "")
 
     def howto(self) -> str:
         """One line saying how the canonical download becomes this file."""
@@ -1041,33 +1041,32 @@ def one_hot(codes, missing_as_level: bool = True) -> np.ndarray:
     return np.concatenate(blocks, axis=1) if blocks else np.zeros((codes.shape[0], 0))
 
 
-def _sq_dists(X, X_sq, C) -> np.ndarray:
-    d = X_sq[:, None] - 2.0 * (X @ C.T) + np.einsum("ij,ij->i", C, C)[None, :]
+def _sq_dists(XT, X_sq, C) -> np.ndarray:
+    """Squared distances, shape (len(C), n), from the contiguous transpose ``XT`` (d, n)."""
+    d = X_sq[None, :] - 2.0 * (C @ XT) + np.einsum("ij,ij->i", C, C)[:, None]
     return np.maximum(d, 0.0)
 
 
-def _kmeans_pp(X, X_sq, k, rng) -> np.ndarray:
+def _kmeans_pp(X, XT, X_sq, k, rng) -> np.ndarray:
     """Greedy k-means++ seeding (2 + log k local trials per centre, as scikit-learn)."""
     n = X.shape[0]
     n_trials = 2 + int(np.log(k))
     centers = np.empty((k, X.shape[1]))
     first = int(rng.integers(n))
     centers[0] = X[first]
-    closest = _sq_dists(X, X_sq, X[first:first + 1])[:, 0]
+    closest = _sq_dists(XT, X_sq, X[first:first + 1])[0]
     pot = closest.sum()
     for c in range(1, k):
         if pot <= 0:
             cand = rng.integers(n, size=n_trials)
         else:
             r = rng.random(n_trials) * pot
-            cand = np.searchsorted(np.cumsum(closest), r)
-            cand = np.minimum(cand, n - 1)
-        d = _sq_dists(X, X_sq, X[cand])  # (n, trials)
-        new_closest = np.minimum(closest[:, None], d)
-        pots = new_closest.sum(axis=0)
+            cand = np.minimum(np.searchsorted(np.cumsum(closest), r), n - 1)
+        new_closest = np.minimum(closest[None, :], _sq_dists(XT, X_sq, X[cand]))  # (trials, n)
+        pots = new_closest.sum(axis=1)
         best = int(np.argmin(pots))
         centers[c] = X[cand[best]]
-        closest = new_closest[:, best]
+        closest = new_closest[best]
         pot = pots[best]
     return centers
 
@@ -1076,8 +1075,7 @@ def _fill_empty(X, C, dmin, empty) -> None:
     """Move each empty cluster's centre to a far point (largest distance to its centre; distinct
     points, in decreasing distance, ties by index)."""
     used: list[np.ndarray] = []
-    order = np.argsort(-dmin, kind="stable")
-    it = iter(order)
+    it = iter(np.argsort(-dmin, kind="stable"))
     for j in np.flatnonzero(empty):
         for idx in it:
             if dmin[idx] <= 0:
@@ -1108,35 +1106,36 @@ def kmeans(X, n_clusters: int, rng, *, n_init: int = 10, max_iter: int = 300,
     k = int(n_clusters)
     if not 1 <= k <= n:
         raise ValueError(f"need 1 <= n_clusters <= n_samples, got {k} and {n}")
+    XT = np.ascontiguousarray(X.T)
     X_sq = np.einsum("ij,ij->i", X, X)
     tol_abs = tol * float(np.mean(X.var(axis=0)))
     rows = np.arange(n)
     best = None
     for _ in range(max(1, int(n_init))):
-        C = _kmeans_pp(X, X_sq, k, rng)
+        C = _kmeans_pp(X, XT, X_sq, k, rng)
         for _it in range(max_iter):
-            D = _sq_dists(X, X_sq, C)
-            labels = np.argmin(D, axis=1)
+            D = _sq_dists(XT, X_sq, C)
+            labels = np.argmin(D, axis=0)
             counts = np.bincount(labels, minlength=k)
-            onehot = np.zeros((n, k))
-            onehot[rows, labels] = 1.0
-            newC = onehot.T @ X
+            onehot = np.zeros((k, n))
+            onehot[labels, rows] = 1.0
+            newC = onehot @ X
             empty = counts == 0
             newC[~empty] /= counts[~empty, None]
             if empty.any():
-                _fill_empty(X, newC, D[rows, labels], empty)
+                _fill_empty(X, newC, D[labels, rows], empty)
             shift = float(((newC - C) ** 2).sum())
             C = newC
             if shift <= tol_abs:
                 break
         for _fix in range(k + 1):
-            D = _sq_dists(X, X_sq, C)
-            labels = np.argmin(D, axis=1)
+            D = _sq_dists(XT, X_sq, C)
+            labels = np.argmin(D, axis=0)
             empty = np.bincount(labels, minlength=k) == 0
             if not empty.any():
                 break
-            _fill_empty(X, C, D[rows, labels], empty)
-        inertia = float(D[rows, labels].sum())
+            _fill_empty(X, C, D[labels, rows], empty)
+        inertia = float(D[labels, rows].sum())
         if best is None or inertia < best[2]:
             best = (C.copy(), labels.astype(np.int64), inertia)
     return best

@@ -19,17 +19,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.spatial.distance import cdist
 
 __all__ = ["sqdist", "Kernel", "RBF", "Matern", "Linear", "Product", "make_kernel"]
 
 
 def sqdist(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distances ``‖a_i − b_j‖²`` as ``‖a‖² + ‖b‖² − 2abᵀ``, clipped at 0."""
+    """Squared Euclidean distances ``‖a_i − b_j‖²`` (``scipy.spatial.distance.cdist``).
+
+    Computed directly rather than as ``‖a‖² + ‖b‖² − 2abᵀ``: that form leaves a rounding error
+    of order eps·‖x‖² at zero distance, which Matérn-1/2's square root turns into ~1e-8 and an
+    indefinite Gram matrix for near-duplicate points.
+    """
     A = np.atleast_2d(np.asarray(A, dtype=float))
     B = np.atleast_2d(np.asarray(B, dtype=float))
-    D = np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :] - 2.0 * (A @ B.T)
-    np.maximum(D, 0.0, out=D)
-    return D
+    return cdist(A, B, "sqeuclidean")
 
 
 class Kernel:
@@ -59,6 +63,8 @@ class RBF(Kernel):
     @classmethod
     def from_gamma(cls, gamma: float, variance: float = 1.0) -> "RBF":
         """``exp(−γ‖x − x'‖²)`` as used by Async-KernelUCB: ``ℓ = 1/√(2γ)``."""
+        if not gamma > 0:
+            raise ValueError(f"RBF.from_gamma needs gamma > 0, got {gamma}")
         return cls(lengthscale=1.0 / np.sqrt(2.0 * gamma), variance=variance)
 
     def __call__(self, X, Y=None):
@@ -114,6 +120,10 @@ class Linear(Kernel):
     variance: float = 1.0
     bias: float = 0.0
 
+    def __post_init__(self):
+        if not self.variance > 0 or self.bias < 0:
+            raise ValueError(f"Linear needs variance > 0 and bias >= 0, got {self}")
+
     def __call__(self, X, Y=None):
         X = np.atleast_2d(X)
         Y = X if Y is None else np.atleast_2d(Y)
@@ -162,6 +172,11 @@ def make_kernel(spec: dict | Kernel) -> Kernel:
         raise ValueError(f"kernel spec must be a dict with a 'name' in {_NAMES}, got {spec!r}")
     p = dict(spec)
     name = p.pop("name")
+    allowed = {"rbf": {"lengthscale", "variance", "gamma"}, "matern": {"nu", "lengthscale", "variance"},
+               "linear": {"variance", "bias"}, "product": {"first", "second", "split"}}
+    if name in allowed and set(p) - allowed[name]:
+        raise ValueError(f"unknown {name} kernel parameters {sorted(set(p) - allowed[name])}; "
+                         f"allowed: {sorted(allowed[name])}")
     if name == "rbf":
         if "gamma" in p:
             return RBF.from_gamma(p.pop("gamma"), **p)

@@ -11,6 +11,8 @@ Conventions
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.linalg import solve_triangular
 
@@ -54,9 +56,12 @@ def cholesky_jitter(A: np.ndarray, jitter: float = 0.0, max_tries: int = 8) -> n
     tries = [jitter] + [jitter + scale * 1e-12 * 10.0**k for k in range(max_tries)]
     for j in tries:
         try:
-            return np.linalg.cholesky(A + j * np.eye(n) if j else A)
+            L = np.linalg.cholesky(A + j * np.eye(n) if j else A)
         except np.linalg.LinAlgError:
             continue
+        if j > jitter:
+            warnings.warn(f"added jitter {j:.3g} to factor a {n}x{n} matrix", LinAlgWarning, stacklevel=2)
+        return L
     raise np.linalg.LinAlgError(
         f"matrix of size {n} is not positive definite even with jitter {tries[-1]:.3g}; "
         "check the kernel parameters and the regulariser lambda"
@@ -167,11 +172,13 @@ def sherman_morrison(Ainv: np.ndarray, u: np.ndarray, v: np.ndarray | None = Non
 
 
 def logdet_psd(A: np.ndarray) -> float:
-    """``log det A`` through ``numpy.linalg.slogdet``; raises if A is not positive definite."""
-    sign, ld = np.linalg.slogdet(A)
-    if sign <= 0:
-        raise np.linalg.LinAlgError("log-determinant of a matrix that is not positive definite")
-    return float(ld)
+    """``log det A`` of a positive-definite matrix via its Cholesky factor (``2 Σ log L_ii``);
+    raises ``LinAlgError`` if A is not positive definite (a positive determinant is not enough)."""
+    try:
+        L = np.linalg.cholesky(np.asarray(A, dtype=float))
+    except np.linalg.LinAlgError:
+        raise np.linalg.LinAlgError("log-determinant of a matrix that is not positive definite") from None
+    return logdet_chol(L)
 
 
 def logdet_chol(L: np.ndarray) -> float:
