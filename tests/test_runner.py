@@ -1,0 +1,133 @@
+"""Runner: pure runs, seeding across workers, the cache, and clear parameter errors."""
+import numpy as np
+import pytest
+
+from bandits import runner
+from bandits.experiments import duets as ex
+from bandits.experiments.common import ParameterError, validate_common
+from bandits.experiments.duets_theory import theory_params
+from bandits.runner import Cache, CacheWarning, run_cell, run_key, sweep
+
+CFG = {"loop": "regret", "env": {"name": "branin", "M": 60}, "env_seed": 0, "algorithm": "DUETS",
+       "params": {"kernel": {"name": "rbf", "lengthscale": 0.2}, "beta": 0.5}, "N": 3, "T": 12}
+
+
+def _tasks():
+    nk = dict(CFG, algorithm="N-KernelUCB", params={"kernel": {"name": "rbf", "lengthscale": 0.2}})
+    return [(CFG, r) for r in range(3)] + [(nk, r) for r in range(3)]
+
+
+def _same(a, b):
+    for k in a["arrays"]:
+        np.testing.assert_array_equal(a["arrays"][k], b["arrays"][k])
+
+
+def test_run_is_a_pure_function_of_config_seed_rep():
+    a, b = run_cell(CFG, 7, 1), run_cell(CFG, 7, 1)
+    _same(a, b)
+    c = run_cell(CFG, 7, 2)
+    assert not np.array_equal(a["arrays"]["regret"], c["arrays"]["regret"])
+
+
+def test_same_results_with_one_and_two_workers(tmp_path):
+    r1, _ = sweep(_tasks(), 3, n_jobs=1, backend="serial", cache_dir=None, progress=False)
+    r2, _ = sweep(_tasks(), 3, n_jobs=2, backend="loky", cache_dir=None, progress=False)
+    for a, b in zip(r1, r2):
+        _same(a, b)
+
+
+def test_cached_runs_are_not_recomputed(tmp_path, monkeypatch):
+    res, st = sweep(_tasks(), 0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    assert st.computed == 6 and len(list(tmp_path.glob("*.npz"))) == 6
+
+    def boom(*a, **k):
+        raise AssertionError("a cached run was recomputed")
+    monkeypatch.setattr(runner, "run_cell", boom)
+    res2, st2 = sweep(_tasks(), 0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    assert st2.cached == 6 and st2.computed == 0
+    for a, b in zip(res, res2):
+        _same(a, b)
+        assert a["meta"] == b["meta"]
+
+
+def test_a_changed_config_or_seed_is_a_new_run():
+    assert run_key(CFG, 0, 0) != run_key(CFG, 1, 0) != run_key(CFG, 0, 1)
+    other = dict(CFG, params=dict(CFG["params"], beta=1.0))
+    assert run_key(other, 0, 0) != run_key(CFG, 0, 0)
+
+
+def test_truncated_cache_file_is_detected_and_recomputed(tmp_path):
+    res, _ = sweep(_tasks()[:1], 0, backend="serial", cache_dir=tmp_path, progress=False)
+    f = next(tmp_path.glob("*.npz"))
+    f.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
+    with pytest.warns(CacheWarning, match="unreadable"):
+        res2, st = sweep(_tasks()[:1], 0, backend="serial", cache_dir=tmp_path, progress=False)
+    assert st.computed == 1
+    _same(res[0], res2[0])
+    assert Cache(tmp_path).load(run_key(CFG, 0, 0)) is not None  # rewritten whole
+
+
+def test_interrupted_sweep_keeps_finished_runs(tmp_path, monkeypatch):
+    calls = {"n": 0}
+    real = runner.run_cell
+
+    def flaky(config, seed, rep):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(config, seed, rep)
+    monkeypatch.setattr(runner, "run_cell", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        sweep(_tasks(), 0, backend="serial", cache_dir=tmp_path, progress=False)
+    assert len(list(tmp_path.glob("*.npz"))) == 2
+    monkeypatch.setattr(runner, "run_cell", real)
+    _, st = sweep(_tasks(), 0, backend="serial", cache_dir=tmp_path, progress=False)
+    assert st.cached == 2 and st.computed == 4
+
+
+@pytest.mark.parametrize("kw, word", [
+    (dict(mode="fast"), "mode"), (dict(seed=-1), "seed"), (dict(n_jobs=0), "n_jobs"),
+    (dict(backend="spark"), "backend"), (dict(out=""), "out")])
+def test_notebook_parameters_are_validated_by_name(kw, word):
+    base = dict(mode="quick", seed=0, n_jobs=1, backend="loky", out="x")
+    with pytest.raises(ParameterError, match=word):
+        validate_common(**dict(base, **kw))
+
+
+def test_experiment_parameters_name_the_bad_one():
+    with pytest.raises(ParameterError, match="functions.*allowed"):
+        ex.fig1_params("quick", functions=["rosenbrock"])
+    with pytest.raises(ParameterError, match="'T'"):
+        ex.fig1_params("quick", T=-5)
+    with pytest.raises(ParameterError, match="betas"):
+        ex.fig1_params("quick", betas=[0.0])
+    with pytest.raises(ParameterError, match="unknown"):
+        ex.fig1_params("quick", horizon=50)
+    with pytest.raises(ParameterError, match="T_grid"):
+        theory_params("quick", T_grid=[0])
+    with pytest.raises(ValueError, match="backend"):
+        sweep([], 0, backend="spark")
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        run_cell(dict(CFG, algorithm="UCB9"), 0, 0)
+    with pytest.raises(ValueError, match="allowed"):
+        run_cell(dict(CFG, env={"name": "nope"}), 0, 0)
+
+
+def test_fig1_paper_parameters():
+    p = ex.fig1_params("full")
+    assert (p["N"], p["T"], p["M"], p["n_runs"], p["T1"], p["p0"]) == (10, 50, 2000, 5, 2, 10.0)
+    assert p["betas"] == [0.2, 0.5, 1.0, 2.0, 5.0] and (p["D_dis"], p["D_approx"]) == (10.0, 20.0)
+    tasks, labels = ex.fig1_tasks(p)
+    assert len(tasks) == 4 * len(p["methods"]) * 5 * 5
+
+
+def test_fig1_pipeline_on_a_tiny_grid(tmp_path):
+    p = ex.fig1_params("quick", functions=["branin"], n_runs=2, betas=[0.5], M=80, T=12,
+                       methods=["DUETS", "DisKernelUCB", "N-KernelUCB"])
+    res = ex.run_fig1(p, seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    assert set(res.curves.columns) >= {"function", "method", "beta", "rep", "t", "regret", "comm_paper", "comm_code"}
+    assert len(res.curves) == 3 * 2 * 12
+    claims = ex.fig1_claims(res)
+    assert [c.id for c in claims] == ["fig1-regret-branin", "fig1-comm-branin", "fig1-comm-code-branin"]
+    fig = ex.plot_fig1(res)
+    assert len(fig.axes) == 2
