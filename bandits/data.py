@@ -36,7 +36,7 @@ What the parsers return (all numpy; shapes for the canonical files):
   (user index, item index, label) with label +1 (rating > 4, 106583 rows) or -1 (rating < 2, 11324
   rows), 2000 users, 9727 distinct items; ``user_features`` float64 (2000, 10) and
   ``item_features`` float64 (10000, 10): rank-9 SVD rows, L2-normalised, a constant 1 appended, divided
-  by sqrt(2) (unit norm).
+  by sqrt(2) (unit norm; 272 items that no kept user rated are [0, ..., 0, 1]/sqrt(2), norm 0.707).
 * Graphs: ``Graph(edges, n, node_ids)``: ``edges`` int64 (m, 2), undirected, each edge once with
   u < v, sorted, self-loops and duplicates dropped; nodes relabelled 0..n-1 in increasing order of
   their original ids (``node_ids[i]`` is node i's original id). ego-Facebook: n = 4039, m = 88234.
@@ -1336,8 +1336,9 @@ def svd_features(matrix, dim: int = 10) -> tuple[np.ndarray, np.ndarray]:
     """Ban et al.'s SVD features of a rating matrix (rows users, columns items).
 
     The first ``dim - 1`` left (users) / right (items) singular vectors, each row L2-normalised, a
-    constant 1 appended, divided by sqrt(2): unit-norm ``dim``-vectors (a zero row stays
-    [0, ..., 0, 1]/sqrt(2)). Ban's notebook runs ``np.linalg.svd`` on the matrix and on its
+    constant 1 appended, divided by sqrt(2): unit-norm ``dim``-vectors, except that a row with no
+    mass on those vectors (an item nobody kept rated) stays [0, ..., 0, 1]/sqrt(2) (norm 0.707), as
+    with Ban's ``sklearn.preprocessing.normalize`` (the Yelp item array has 272 such rows). Ban's notebook runs ``np.linalg.svd`` on the matrix and on its
     transpose; the singular vectors are the same (computed here once, from the smaller Gram matrix).
     Signs are fixed so that each component's largest-magnitude user entry is positive, so results do
     not depend on the LAPACK build's sign choice.
@@ -1379,16 +1380,22 @@ class DecisionSets(NamedTuple):
     items: np.ndarray
 
 
+_DENSE_DRAW_LIMIT = 20_000_000  # largest rows * n drawn as one block of uniforms
+
+
 def _rows_without_replacement(rng: np.random.Generator, n: int, rows: int, k: int) -> np.ndarray:
     """(rows, k) indices in [0, n), distinct within each row, uniform over ordered k-tuples."""
     if k > n:
         raise ValueError(f"cannot draw {k} distinct items from {n}")
     if k == 0 or rows == 0:
         return np.zeros((rows, k), dtype=np.int64)
-    if n * rows <= 20_000_000:  # prefix of a uniform random permutation per row
-        return np.argsort(rng.random((rows, n)), axis=1)[:, :k].astype(np.int64)
-    if k * k > n:  # duplicates would be frequent: draw row by row
-        return np.stack([rng.choice(n, size=k, replace=False) for _ in range(rows)]).astype(np.int64)
+    if k * k > n or n * rows <= _DENSE_DRAW_LIMIT:
+        # prefix of a uniform random permutation per row, in blocks of rows
+        step = max(1, _DENSE_DRAW_LIMIT // n)
+        return np.concatenate([
+            np.argsort(rng.random((min(step, rows - s), n)), axis=1)[:, :k]
+            for s in range(0, rows, step)
+        ]).astype(np.int64)
     draw = rng.integers(n, size=(rows, k))  # iid rows, redrawn while they hold a duplicate
     while True:
         s = np.sort(draw, axis=1)
@@ -1567,7 +1574,7 @@ def download(dest: str | os.PathLike, only: Iterable[str] | None = None, *,
     files = _select(only, registry, include_optional=include_optional or bool(only))
     dest.mkdir(parents=True, exist_ok=True)
     results: list[DownloadResult] = []
-    pending: dict[Source, list[DataFile]] = {}
+    pending: dict[str, list[DataFile]] = {}  # by address: an archive feeds several files
     for f in files:
         target = dest / f.path
         if target.is_file() and not force:
@@ -1581,32 +1588,38 @@ def download(dest: str | os.PathLike, only: Iterable[str] | None = None, *,
                 say(f"present     {f.path} (sha256 ok)")
                 continue
             say(f"replacing   {f.path} (sha256 {found} != expected {f.sha256})")
-        pending.setdefault(f.source, []).append(f)
+        pending.setdefault(f.source.url, []).append(f)
 
-    for source, group in pending.items():
-        url = _with_base(source.url, base_url)
+    def fail(f: DataFile, url: str, exc: BaseException) -> None:
+        results.append(DownloadResult(f.name, dest / f.path, "failed", url, str(exc), exc))
+        say(f"FAILED      {f.path}: {exc}")
+
+    for address, group in pending.items():
+        url = _with_base(address, base_url)
         tmpdir = Path(tempfile.mkdtemp(prefix=".bandits-download-", dir=dest))
         try:
             archive = tmpdir / "payload"
             try:
                 say(f"fetching    {url}")
-                sha, md5, size = _fetch_url(url, archive, timeout)
-                if source.sha256 and sha != source.sha256:
-                    raise DataChecksumError(
-                        f"Checksum mismatch for {url}: expected sha256 {source.sha256}, found "
-                        f"{sha}. The server sent other bytes (a new release, a truncated transfer, "
-                        f"or a wrong mirror); nothing was written.",
-                        path=url, expected=source.sha256, found=sha)
-                if source.md5 and md5 != source.md5:
-                    raise DataChecksumError(
-                        f"Checksum mismatch for {url}: expected md5 {source.md5}, found {md5}; "
-                        f"nothing was written.", path=url, expected=source.md5, found=md5)
+                sha, md5, _size = _fetch_url(url, archive, timeout)
             except Exception as exc:  # noqa: BLE001 - reported per file
                 for f in group:
-                    results.append(DownloadResult(f.name, dest / f.path, "failed", url, str(exc), exc))
-                    say(f"FAILED      {f.path}: {exc}")
+                    fail(f, url, exc)
                 continue
             for f in group:
+                source = f.source
+                if source.sha256 and sha != source.sha256:
+                    fail(f, url, DataChecksumError(
+                        f"Checksum mismatch for {url}: expected sha256 {source.sha256}, found "
+                        f"{sha}. The server sent other bytes (a new release, a truncated transfer "
+                        f"or a wrong mirror); nothing was written.",
+                        path=url, expected=source.sha256, found=sha))
+                    continue
+                if source.md5 and md5 != source.md5:
+                    fail(f, url, DataChecksumError(
+                        f"Checksum mismatch for {url}: expected md5 {source.md5}, found {md5}; "
+                        f"nothing was written.", path=url, expected=source.md5, found=md5))
+                    continue
                 target = dest / f.path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
@@ -1620,15 +1633,14 @@ def download(dest: str | os.PathLike, only: Iterable[str] | None = None, *,
                         raise DataChecksumError(
                             f"Checksum mismatch for {f.path} from {url}: expected sha256 "
                             f"{f.sha256}, found {found}. Nothing was written; check the address "
-                            f"or mirror (and --base-url / ${BASE_URL_ENV_VAR}).",
+                            f"or mirror (--base-url / ${BASE_URL_ENV_VAR}).",
                             path=target, expected=f.sha256, found=found)
                     os.replace(tmp, target)
                     note = "sha256 ok" if f.sha256 else f"unpinned, sha256 {found}"
                     results.append(DownloadResult(f.name, target, "downloaded", url, note))
                     say(f"downloaded  {f.path} ({target.stat().st_size} bytes, {note})")
                 except Exception as exc:  # noqa: BLE001 - reported per file
-                    results.append(DownloadResult(f.name, target, "failed", url, str(exc), exc))
-                    say(f"FAILED      {f.path}: {exc}")
+                    fail(f, url, exc)
                 finally:
                     if tmp.exists():
                         tmp.unlink()

@@ -21,10 +21,7 @@ _EXTRA = ["#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
 
 
 def setup_style():
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # inline in Jupyter; Agg when there is no display
 
     plt.rcParams.update({
         "figure.dpi": 110, "savefig.dpi": 150, "font.size": 9, "axes.titlesize": 10,

@@ -206,7 +206,7 @@ ref = runs[runs.series.str.startswith("N-KernelUCB")]["R_T"].mean()
 Ns = np.array(params["N_grid"])
 ax[0].plot(Ns * params["T_fixed"], Ns * ref, "k:", label="N-KernelUCB = N × one agent (slope 1 in N)")
 xs = np.array(sorted(b1.NT.unique()), dtype=float)
-ax[1].plot(xs, xs * (2 + 1) , color="gray", ls=":", label="raw data sharing, N·T·(d+1)/N per agent")
+ax[1].plot(xs, xs * (2 + 1), color="gray", ls=":", label="raw-data sharing: ≈ N·T·(d+1) per agent (DisKernelUCB's asymptote)")
 for a, t in zip(ax, ["R(T)", "C(T), paper's unit", "Σ_j |S_j|"]):
     a.set_xscale("log"); a.set_yscale("log"); a.set_xlabel("N·T"); a.set_title(t); a.legend(fontsize=6.5)
 fig.tight_layout()
