@@ -627,7 +627,8 @@ MUSHROOM_ATTRIBUTES = (
 
 def _read_csv_rows(path) -> list[list[str]]:
     with open(path, newline="") as fh:
-        return [[c.strip() for c in row] for row in csv.reader(fh) if row and any(c.strip() for c in row)]
+        rows = [[c.strip() for c in row] for row in csv.reader(fh)]
+    return [row for row in rows if any(row)]
 
 
 def parse_magic(path) -> tuple[np.ndarray, np.ndarray]:
@@ -1338,8 +1339,9 @@ def svd_features(matrix, dim: int = 10) -> tuple[np.ndarray, np.ndarray]:
     The first ``dim - 1`` left (users) / right (items) singular vectors, each row L2-normalised, a
     constant 1 appended, divided by sqrt(2): unit-norm ``dim``-vectors, except that a row with no
     mass on those vectors (an item nobody kept rated) stays [0, ..., 0, 1]/sqrt(2) (norm 0.707), as
-    with Ban's ``sklearn.preprocessing.normalize`` (the Yelp item array has 272 such rows). Ban's notebook runs ``np.linalg.svd`` on the matrix and on its
-    transpose; the singular vectors are the same (computed here once, from the smaller Gram matrix).
+    with Ban's ``sklearn.preprocessing.normalize`` (the Yelp item array has 272 such rows).
+    Ban's notebook runs ``np.linalg.svd`` on the matrix and on its transpose; the singular vectors
+    are the same (computed here once, from the eigenvectors of the smaller Gram matrix).
     Signs are fixed so that each component's largest-magnitude user entry is positive, so results do
     not depend on the LAPACK build's sign choice.
     """
@@ -1538,15 +1540,24 @@ def _extract(file: DataFile, archive: Path, out: Path) -> None:
     if kind == "zip":
         with zipfile.ZipFile(archive) as zf:
             name = _find_member([n for n in zf.namelist() if not n.endswith("/")], file.member)
-            data = zf.read(name)
+            with zf.open(name) as src:
+                _write_member(src, out, file.unlzw)
     elif kind == "tar":
         with tarfile.open(archive, "r:*") as tf:
             members = {m.name.lstrip("./"): m for m in tf.getmembers() if m.isfile()}
             name = _find_member(list(members), file.member)
-            data = tf.extractfile(members[name]).read()
+            with tf.extractfile(members[name]) as src:
+                _write_member(src, out, file.unlzw)
     else:
         raise ValueError(f"unknown source kind {kind!r}")
-    out.write_bytes(unlzw(data) if file.unlzw else data)
+
+
+def _write_member(src, out: Path, lzw: bool) -> None:
+    if lzw:
+        out.write_bytes(unlzw(src.read()))
+        return
+    with open(out, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
 
 
 def download(dest: str | os.PathLike, only: Iterable[str] | None = None, *,

@@ -602,8 +602,9 @@ def _newton_xy(ev: _Evaluator, lam0, tol, max_iter):
                 sol = np.linalg.lstsq(KKT, rhs, rcond=None)[0]
             dz = sol[: K + 1] * dsc
             dec2 = -g @ dz
-            if not np.isfinite(dec2) or dec2 / 2.0 <= 1e-10:
+            if not np.isfinite(dec2) or dec2 <= 0:
                 break
+            centred = dec2 / 2.0 <= 1e-10  # take this last (tiny) step, then stop centring
             dlam, dt = dz[:K], dz[K]
             # largest step keeping lam > 0
             neg = dlam < 0
@@ -619,9 +620,11 @@ def _newton_xy(ev: _Evaluator, lam0, tol, max_iter):
                 if f_n <= f0 - 0.25 * step * dec2 or step < 1e-12:
                     break
                 step *= 0.5
-            if not np.isfinite(f_n):
+            if not np.isfinite(f_n) or f_n > f0:
                 break
             lam, t, v, Z, L = lam_n, t_n, v_n, Z_n, L_n
+            if centred:
+                break
         # ---- certificate ----
         U = v.max()
         if U < best[0]:
@@ -749,13 +752,18 @@ def _solve_xy(red: _Reduced, *, method, tol, max_iter, weights0, prune_tol) -> D
     else:
         lam, val, lb, w, it, conv = _rage_fw_xy(ev, lam0, tol, max_iter or 5000)
     if prune_tol and method != "rage":
-        small = lam < prune_tol * lam.max()
-        if small.any():
+        # zero the weights that do not matter: largest relative threshold (up to prune_tol)
+        # whose pruned design keeps the value within tol
+        for thr in 10.0 ** np.arange(-9, np.log10(prune_tol) + 0.5):
+            small = lam < thr * lam.max()
+            if not small.any():
+                continue
             lp = np.where(small, 0.0, lam)
             lp /= lp.sum()
             vp, _, Lp = ev.values(lp)
-            if Lp is not None and vp.max() <= val + max(tol, 1e-12) * abs(val):
-                lam, val = lp, float(vp.max())
+            if Lp is None or not vp.max() <= val + tol * abs(val):
+                break
+            lam, val = lp, float(vp.max())
     if not val - lb <= tol * abs(val):
         v, Z, L = ev.values(lam)
         if L is not None:
@@ -788,7 +796,7 @@ def xy_optimal_design(
     tol: float | None = None,
     max_iter: int | None = None,
     weights0=None,
-    prune_tol: float = 1e-7,
+    prune_tol: float = 1e-3,
 ) -> DesignResult:
     r"""XY-optimal (transductive) design :math:`\min_{\lambda\in\Delta_K}\max_{y\in\mathcal Y}
     y^\top(\zeta I + \sum_i\lambda_i x_ix_i^\top)^{-1}y`.
@@ -925,8 +933,9 @@ def _newton_d(X, zeta, lam0, tol, max_iter):
                 sol = np.linalg.lstsq(KKT, np.r_[-gs, 0.0], rcond=None)[0]
             dlam = sol[:K] * lam
             dec2 = -g @ dlam
-            if not np.isfinite(dec2) or dec2 / 2.0 <= 1e-12:
+            if not np.isfinite(dec2) or dec2 <= 0:
                 break
+            centred = dec2 / 2.0 <= 1e-12
             neg = dlam < 0
             step = min(1.0, 0.99 * np.min(-lam[neg] / dlam[neg])) if np.any(neg) else 1.0
             f0 = -ld - mu * np.log(lam).sum()
@@ -938,9 +947,11 @@ def _newton_d(X, zeta, lam0, tol, max_iter):
                 if f_n <= f0 - 0.25 * step * dec2 or step < 1e-12:
                     break
                 step *= 0.5
-            if not np.isfinite(f_n):
+            if not np.isfinite(f_n) or f_n > f0:
                 break
             lam, ld, W, L = lam_n, ld_n, W_n, L_n
+            if centred:
+                break
         d = np.einsum("ij,ij->j", W, W)
         gap = float(d.max() - lam @ d)
         if gap <= tol:
@@ -1031,7 +1042,7 @@ def d_optimal_design(
     tol: float = 1e-8,
     max_iter: int | None = None,
     weights0=None,
-    prune_tol: float = 1e-7,
+    prune_tol: float = 1e-3,
 ) -> DesignResult:
     r"""D-optimal design :math:`\max_{\lambda\in\Delta_K}\log\det(\zeta I + \sum_i\lambda_i
     x_ix_i^\top)`.
@@ -1050,7 +1061,8 @@ def d_optimal_design(
         tol: absolute tolerance on the gap (log-det units, i.e. relative on the determinant).
         max_iter: cap (default 300 Newton / 20000 Frank-Wolfe steps).
         weights0: optional warm start.
-        prune_tol: weights below ``prune_tol * max`` zeroed if the gap stays below ``tol``.
+        prune_tol: weights below ``thr * max`` are zeroed for the largest ``thr`` in
+            ``1e-9, ..., prune_tol`` that lowers the log-det by at most ``tol``; ``0`` disables.
     """
     X = _as_2d(X, "X")
     K, p = X.shape
@@ -1067,17 +1079,21 @@ def d_optimal_design(
         method = "frank-wolfe"
     else:
         raise ValueError("method must be 'newton' or 'frank-wolfe'")
+    bound = ld + gap
     if prune_tol:
-        small = lam < prune_tol * lam.max()
-        if small.any():
+        for thr in 10.0 ** np.arange(-9, np.log10(prune_tol) + 0.5):
+            small = lam < thr * lam.max()
+            if not small.any():
+                continue
             lp = np.where(small, 0.0, lam)
             lp /= lp.sum()
             ldp, Wp, _ = _logdet_and_d(Xr, lp, zeta)
-            if Wp is not None:
-                dp = np.einsum("ij,ij->j", Wp, Wp)
-                gp = float(dp.max() - lp @ dp)
-                if gp <= max(tol, gap):
-                    lam, ld, gap = lp, ldp, gp
+            if Wp is None or not ldp >= ld - tol:
+                break
+            dp = np.einsum("ij,ij->j", Wp, Wp)
+            bound = min(bound, ldp + float(dp.max() - lp @ dp))
+            lam, ld = lp, ldp
+    gap = max(bound - ld, 0.0)
     if zeta and r < p:
         ld += (p - r) * np.log(zeta)
     return DesignResult(lam, float(ld), float(ld + gap), float(gap), int(it), bool(conv), method)

@@ -190,7 +190,8 @@ def fig1_claims(res: Fig1Results) -> list[Claim]:
             ok = all(d.R < o.R for o in others.values())
             val = f"R(T): DUETS {fmt(d.R)}; " + ", ".join(f"{m} {fmt(o.R)}" for m, o in others.items())
             claims.append(Claim(f"fig1-regret-{fn}", q_regret,
-                                f"{fn}: mean R(T) of DUETS below every baseline's (each at its best beta)",
+                                f"{fn}: mean R(T) of DUETS below every baseline's (each at its best beta; "
+                                "with 3-5 runs, significance is not tested)",
                                 val, ok))
         others_c = {m: stats.loc[(fn, m)] for m in comm_base}
         if others_c:
