@@ -64,7 +64,8 @@ def local_http_server(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     handler = functools.partial(_QuietHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, name="test-http-server", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              name="test-http-server", daemon=True)
     thread.start()
     try:
         yield SimpleNamespace(root=root, url=f"http://127.0.0.1:{server.server_address[1]}")
