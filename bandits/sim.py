@@ -21,7 +21,7 @@ import numpy as np
 
 from .comm import CommLedger
 
-__all__ = ["Policy", "Trace", "run_regret"]
+__all__ = ["Policy", "Trace", "run_regret", "PEPolicy", "PETrace", "run_pure_exploration"]
 
 
 class Policy:
@@ -104,3 +104,80 @@ def run_regret(policy: Policy, env, horizon: int, n_agents: int,
     return Trace(regret=regret, comm_up=ledger.per_step("up"), comm_down=ledger.per_step("down"),
                  n_active=n_active, n_agents=n_agents, info=policy.info(),
                  wall_time=time.perf_counter() - start)
+
+
+# ------------------------------------------------------------------------------ pure exploration
+class PEPolicy:
+    """Base class for (collaborative) pure-exploration policies, batched by rounds.
+
+    Each round the policy names how many times every agent pulls each of its arms; the loop
+    returns the per-arm means of those pulls (the only statistics the CoPE-KB algorithms and their
+    baselines use). Agents communicate through ``self.ledger`` (one time step per round).
+
+    Args:
+        instance: the public part of the problem (arm features, kernel; never ``F``).
+        seed: the policy's SeedSequence.
+        ledger: a :class:`CommLedger` whose horizon is the maximum number of rounds.
+    """
+
+    name = "pe-policy"
+
+    def __init__(self, instance, seed: np.random.SeedSequence, ledger: CommLedger):
+        self.instance, self.seed, self.ledger = instance, seed, ledger
+
+    def next_allocation(self) -> np.ndarray | None:  # pragma: no cover
+        """(V, n) non-negative integer pull counts for the next round, or ``None`` to stop."""
+        raise NotImplementedError
+
+    def observe(self, counts: np.ndarray, means: np.ndarray) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def recommend(self) -> np.ndarray:  # pragma: no cover
+        """(V,) the arm each agent returns."""
+        raise NotImplementedError
+
+    def info(self) -> dict:
+        return {}
+
+
+@dataclass
+class PETrace:
+    """What one pure-exploration run produced."""
+
+    samples: np.ndarray  # (rounds, V) pulls of each agent in each round
+    recommended: np.ndarray  # (V,)
+    correct: np.ndarray  # (V,) bool
+    comm_scalars: float
+    info: dict = field(default_factory=dict)
+    wall_time: float = 0.0
+
+    @property
+    def rounds(self) -> int:
+        return int(self.samples.shape[0])
+
+    @property
+    def samples_per_agent(self) -> float:
+        """CoPE-KB's sample complexity: total pulls over all agents divided by V."""
+        return float(self.samples.sum() / self.samples.shape[1]) if self.samples.size else 0.0
+
+
+def run_pure_exploration(policy: PEPolicy, instance, rng_noise: np.random.Generator,
+                         max_rounds: int = 64, raw: bool = False) -> PETrace:
+    """Run ``policy`` round by round until it stops (or ``max_rounds``, then raise)."""
+    start = time.perf_counter()
+    per_round = []
+    while True:
+        alloc = policy.next_allocation()
+        if alloc is None:
+            break
+        if len(per_round) >= max_rounds:
+            raise RuntimeError(f"{policy.name} did not stop within {max_rounds} rounds")
+        alloc = np.asarray(alloc, dtype=np.int64)
+        means = instance.sample_means(alloc, rng_noise, raw=raw)
+        policy.observe(alloc, means)
+        per_round.append(alloc.sum(axis=1))
+    rec = np.asarray(policy.recommend(), dtype=np.int64)
+    samples = np.array(per_round, dtype=float).reshape(-1, instance.V)
+    return PETrace(samples=samples, recommended=rec, correct=rec == instance.best,
+                   comm_scalars=policy.ledger.total_up + policy.ledger.total_down, info=policy.info(),
+                   wall_time=time.perf_counter() - start)
