@@ -131,3 +131,12 @@ def test_fig1_pipeline_on_a_tiny_grid(tmp_path):
     assert [c.id for c in claims] == ["fig1-regret-branin", "fig1-comm-branin", "fig1-comm-code-branin"]
     fig = ex.plot_fig1(res)
     assert len(fig.axes) == 2
+
+
+def test_dask_backend_gives_the_same_numbers():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None):
+        r_dask, _ = sweep(_tasks(), 5, n_jobs=2, backend="dask", cache_dir=None, progress=False)
+    r_serial, _ = sweep(_tasks(), 5, n_jobs=1, backend="serial", cache_dir=None, progress=False)
+    for a, b in zip(r_dask, r_serial):
+        _same(a, b)
