@@ -21,7 +21,7 @@ import numpy as np
 
 from ..kernels import Linear, Product
 
-__all__ = ["TWO_HOT", "PEInstance", "cope_instance", "toy_instance", "RANK_GROUPS"]
+__all__ = ["TWO_HOT", "PEInstance", "cope_instance", "toy_instance", "RANK_GROUPS", "balanced_groups"]
 
 TWO_HOT = np.array([[1 if j in c else 0 for j in range(4)] for c in combinations(range(4), 2)], dtype=float)
 
@@ -88,11 +88,22 @@ class PEInstance:
         return out
 
 
+def balanced_groups(g: int, V: int) -> list[int]:
+    """Task group of each agent for ``g`` groups: the paper's rank-2 case for g = 2
+    (agents 1–2 | 3–5 when V = 5), otherwise sizes as equal as possible, larger groups first
+    (CoPE-KB spec §5.4 C1: {5}, {2,3}, {2,2,1}, {2,1,1,1}, {1,1,1,1,1})."""
+    if not 1 <= g <= V:
+        raise ValueError(f"rank (number of task groups) must be in 1..V={V}, got {g}")
+    if g == 2:
+        return [0] * (V // 2) + [1] * (V - V // 2)
+    sizes = [V // g + (1 if i < V % g else 0) for i in range(g)]
+    return [i for i, s in enumerate(sizes) for _ in range(s)]
+
+
 def cope_instance(rank: int, delta_min: float, V: int = 5) -> PEInstance:
-    """The paper's instance (App. A) with rank(K_Z) ∈ {1, 2, V} and minimum gap ``delta_min``."""
-    groups = {1: [0] * V, 2: [0] * (V // 2) + [1] * (V - V // 2), V: list(range(V))}.get(rank)
-    if groups is None:
-        raise ValueError(f"rank must be 1, 2 or V={V}, got {rank}")
+    """The paper's instance (App. A) with rank(K_Z) = ``rank`` task groups (1, 2 or V in the
+    paper) and minimum gap ``delta_min``."""
+    groups = balanced_groups(int(rank), int(V))
     if not delta_min > 0:
         raise ValueError(f"delta_min must be > 0, got {delta_min}")
     g = max(groups) + 1
