@@ -78,11 +78,21 @@ It reaches relative gaps of 1e-6 and below in a few dozen Newton steps; cost per
 :math:`O(K^2 m + Kmp + p^3)`.  ``method="mirror"``: entropic mirror descent on the
 max-subgradient, :math:`\lambda \leftarrow \lambda\odot e^{-\eta_k g}/Z`,
 :math:`g_i = -(x_i^\top A^{-1}y^*)^2`, :math:`\eta_k = 1/(\sqrt{k+1}\,\|g\|_\infty)`, best iterate
-(cheap per step, :math:`O(1/\sqrt{k})`; about 3e-3 relative after 2000 steps).
+(cheap per step, :math:`O(1/\sqrt{k})`: 0.2-0.5 % above the optimum after 3000 steps for 30 arms
+in :math:`\mathbb R^{20}`, 1-4 % for 100-200 arms).
 ``method="rage"``: the Frank-Wolfe loop of the RAGE reference code (uniform start, step
 :math:`2/(k+2)` toward :math:`\arg\max_i (x_i^\top A^{-1}y^*)^2`, stop when
 :math:`\|\Delta\lambda\|/\|\lambda\| < 0.01` or after 5000 iterations, weights below 1e-5
 zeroed) -- kept for faithful reproduction; it stops 1-5 % above the optimum.
+
+For a given design the best certificate, :math:`\max_w` of the bound above, is a linear programme
+in :math:`w` (restricted to the near-active targets); it is solved with HiGHS near the optimum and
+at the end of any solve whose gap is still above ``tol``.  At a sub-optimal design (mirror
+descent, RAGE) the bound can be loose.
+
+D-designs: ``method="newton"`` (barrier Newton on :math:`-\log\det A - \mu\sum_i\log\lambda_i`,
+Hessian :math:`(XA^{-1}X^\top)^{\circ 2}`) or ``method="frank-wolfe"`` (Fedorov-Wynn vertex steps
+plus away steps, exact line search).
 
 Kernel case
 -----------
@@ -496,6 +506,17 @@ class _Evaluator:
         Z = solve_triangular(L, self.Y.T, lower=True, check_finite=False)  # (r, m)
         return np.einsum("ij,ij->j", Z, Z) + self.extra, Z, L
 
+    def values_pinv(self, lam):
+        """y^T A^+ y with inf for targets outside the range of a singular A (zeta = 0 only)."""
+        A = (self.X.T * lam) @ self.X
+        s, U = np.linalg.eigh(0.5 * (A + A.T) + self.zeta * np.eye(self.r))
+        keep = s > 1e-12 * max(s.max(), 1e-300)
+        Yt = self.Y @ U
+        v = (Yt[:, keep] ** 2 / s[keep]).sum(1) + self.extra
+        resid = (Yt[:, ~keep] ** 2).sum(1)
+        v[resid > 1e-9 * np.maximum((self.Y**2).sum(1), 1e-300)] = np.inf
+        return v
+
     def lower_bound(self, L, Z, w):
         """2 tr(A^-1 M) - zeta tr(A^-2 M) - max_i x_i^T A^-1 M A^-1 x_i  (valid for any lam, w)."""
         AY = solve_triangular(L.T, Z, lower=False, check_finite=False)  # A^{-1} Y^T, (r, m)
@@ -510,13 +531,24 @@ class _Evaluator:
         """max over target mixtures w of the lower bound at fixed lam: the linear programme
         max_w c^T w - max_i (E w)_i,  c_j = 2 v_j - zeta ||A^-1 y_j||^2,  E_ij = (x_i^T A^-1 y_j)^2.
         Returns (bound, w)."""
-        m = Z.shape[1]
+        Zfull = Z
         K = self.X.shape[0]
+        v_all = np.einsum("ij,ij->j", Z, Z) + self.extra
+        # restrict w to the near-active targets (any support gives a valid bound; at the optimum
+        # the dual lives on the targets with v_j = rho*); keeps the LP small when m is large
+        U = v_all.max()
+        J = np.flatnonzero(v_all >= U * (1.0 - 1e-2))
+        if J.size > 400:
+            J = J[np.argsort(-v_all[J], kind="stable")[:400]]
+        m_all = Z.shape[1]
+        Z = Z[:, J]
+        extra = self.extra[J]
+        m = J.size
         AY = solve_triangular(L.T, Z, lower=False, check_finite=False)
-        v = np.einsum("ij,ij->j", Z, Z) + self.extra
+        v = v_all[J]
         c = 2.0 * v
         if self.zeta:
-            c -= self.zeta * np.einsum("ij,ij->j", AY, AY) + self.extra
+            c -= self.zeta * np.einsum("ij,ij->j", AY, AY) + extra
         E = (self.X @ AY) ** 2
         # variables (w_1..w_m, z); minimise -c^T w + z
         obj = np.r_[-c, 1.0]
@@ -530,9 +562,10 @@ class _Evaluator:
             return -np.inf, None
         if res.status != 0:
             return -np.inf, None
-        w = np.clip(res.x[:m], 0, None)
+        w = np.zeros(m_all)
+        w[J] = np.clip(res.x[:m], 0, None)
         w /= w.sum()
-        return float(self.lower_bound(L, Z, w)), w
+        return float(self.lower_bound(L, Zfull, w)), w
 
 
 def xy_lower_bound(X, Y, weights, dual, zeta: float = 0.0) -> float:
@@ -543,7 +576,7 @@ def xy_lower_bound(X, Y, weights, dual, zeta: float = 0.0) -> float:
     w = np.asarray(dual, dtype=float)
     red = _reduce(X, Y, zeta)
     ev = _Evaluator(red)
-    v, Z, L = ev.values(lam / lam.sum())
+    _, Z, L = ev.values(lam / lam.sum())
     if L is None:
         return -np.inf
     return float(ev.lower_bound(L, Z, w / w.sum()))
@@ -573,7 +606,6 @@ def _newton_xy(ev: _Evaluator, lam0, tol, max_iter):
     n_iter = 0
     converged = False
     kappa = 8.0
-    e = np.r_[lam, 0.0]
 
     def barrier(lam_, t_, v_):
         s_ = t_ - v_
@@ -588,7 +620,6 @@ def _newton_xy(ev: _Evaluator, lam0, tol, max_iter):
                 break
             n_iter += 1
             s = t - v
-            AY = solve_triangular(L.T, Z, lower=False, check_finite=False)  # (r, m)
             W = solve_triangular(L, ev.X.T, lower=True, check_finite=False)  # (r, K)
             G = W.T @ Z  # (K, m): x_i^T A^-1 y_j
             P = W.T @ W  # (K, K): x_i^T A^-1 x_k
@@ -636,8 +667,11 @@ def _newton_xy(ev: _Evaluator, lam0, tol, max_iter):
                 f_n = barrier(lam_n, t_n, v_n)
                 if f_n <= f0 - 0.25 * step * dec2 or step < 1e-12:
                     break
+                if dec2 < 1e-9 and np.isfinite(f_n):  # quadratic region: the decrease is below
+                    # the rounding error of the barrier value, so Armijo cannot be checked
+                    break
                 step *= 0.5
-            if not np.isfinite(f_n) or f_n > f0:
+            if not np.isfinite(f_n) or (f_n > f0 and dec2 >= 1e-9):
                 break
             lam, t, v, Z, L = lam_n, t_n, v_n, Z_n, L_n
             if centred:
@@ -728,6 +762,8 @@ def _rage_fw_xy(ev: _Evaluator, lam0, tol, max_iter):
     lam[lam < _SUPPORT_TOL] = 0.0
     lam /= lam.sum()
     v, Z, L = ev.values(lam)
+    if L is None:  # pruned support no longer spans the arms: pseudo-inverse, as the reference
+        v = ev.values_pinv(lam)
     return lam, float(v.max()), -np.inf, None, count, converged
 
 
@@ -768,6 +804,14 @@ def _solve_xy(red: _Reduced, *, method, tol, max_iter, weights0, prune_tol) -> D
         lam, val, lb, w, it, conv = _mirror_xy(ev, lam0, tol, max_iter or 3000)
     else:
         lam, val, lb, w, it, conv = _rage_fw_xy(ev, lam0, tol, max_iter or 5000)
+    if not val - lb <= tol * abs(val):
+        _, Z, L = ev.values(lam)
+        if L is not None:
+            lb2, w2 = ev.best_lower_bound(L, Z)
+            if lb2 > lb:
+                lb, w = lb2, w2
+        if method != "rage":
+            conv = conv or val - lb <= tol * abs(val)
     if prune_tol and method != "rage":
         # zero the weights that do not matter: largest relative threshold (up to prune_tol)
         # whose pruned design keeps the value within tol
@@ -778,17 +822,12 @@ def _solve_xy(red: _Reduced, *, method, tol, max_iter, weights0, prune_tol) -> D
             lp = np.where(small, 0.0, lam)
             lp /= lp.sum()
             vp, _, Lp = ev.values(lp)
-            if Lp is None or not vp.max() <= val + tol * abs(val):
+            if Lp is None and ev.zeta == 0:  # support no longer spans the arms: pseudo-inverse
+                vp = ev.values_pinv(lp)
+            allowed = max(lb + tol * abs(val), val) if np.isfinite(lb) else val * (1 + tol)
+            if not vp.max() <= allowed:
                 break
             lam, val = lp, float(vp.max())
-    if not val - lb <= tol * abs(val):
-        v, Z, L = ev.values(lam)
-        if L is not None:
-            lb2, w2 = ev.best_lower_bound(L, Z)
-            if lb2 > lb:
-                lb, w = lb2, w2
-        if method != "rage":
-            conv = conv or val - lb <= tol * abs(val)
     val *= scale
     lb = lb * scale if np.isfinite(lb) else -np.inf
     lb = min(lb, val)
@@ -822,7 +861,9 @@ def xy_optimal_design(
         X: (K, p) arm features (the design's support candidates).
         Y: (m, p) targets, e.g. ``pairwise_differences(X, all_pairs(active))``.
         zeta: ridge :math:`\zeta\ge 0`.  With ``zeta == 0`` the targets must lie in the span of
-            the arms (a target outside gives an infinite objective; ``ValueError``).
+            the arms (a target outside gives an infinite objective; ``ValueError``), and the
+            returned design may leave directions that no target needs unsampled (its ``value``
+            is then the pseudo-inverse value, the limit of interior designs).
         method: ``"newton"`` (log-barrier interior point, certified, default), ``"mirror"``
             (entropic mirror descent, best iterate), or ``"rage"`` (the RAGE reference code's
             Frank-Wolfe; ``tol`` is then its relative-change threshold, default 0.01).
@@ -835,7 +876,8 @@ def xy_optimal_design(
 
     Returns:
         :class:`DesignResult` with ``value`` :math:`=\max_j y_j^\top A^{-1}y_j` at ``weights``
-        and a certified lower ``bound`` (``-inf`` for ``"rage"``).
+        and a certified lower ``bound`` on the optimum (for ``"mirror"``/``"rage"`` the best bound
+        at the returned design, from a small linear programme over target mixtures).
     """
     X, Y = _as_2d(X, "X"), np.asarray(Y, dtype=float)
     if Y.ndim == 1:
@@ -926,7 +968,7 @@ def _newton_d(X, zeta, lam0, tol, max_iter):
     """
     K = X.shape[0]
     lam = lam0.copy()
-    ld, W, L = _logdet_and_d(X, lam, zeta)
+    ld, W, _ = _logdet_and_d(X, lam, zeta)
     mu = 1.0 / K
     n_iter, converged = 0, False
     gap = np.inf
@@ -960,14 +1002,17 @@ def _newton_d(X, zeta, lam0, tol, max_iter):
             while True:
                 lam_n = np.maximum(lam + step * dlam, 1e-300)
                 lam_n /= lam_n.sum()
-                ld_n, W_n, L_n = _logdet_and_d(X, lam_n, zeta)
+                ld_n, W_n, _ = _logdet_and_d(X, lam_n, zeta)
                 f_n = -ld_n - mu * np.log(lam_n).sum()
                 if f_n <= f0 - 0.25 * step * dec2 or step < 1e-12:
                     break
+                if dec2 < 1e-9 and np.isfinite(f_n):  # quadratic region: the decrease is below
+                    # the rounding error of the barrier value, so Armijo cannot be checked
+                    break
                 step *= 0.5
-            if not np.isfinite(f_n) or f_n > f0:
+            if not np.isfinite(f_n) or (f_n > f0 and dec2 >= 1e-9):
                 break
-            lam, ld, W, L = lam_n, ld_n, W_n, L_n
+            lam, ld, W = lam_n, ld_n, W_n
             if centred:
                 break
         d = np.einsum("ij,ij->j", W, W)
@@ -988,7 +1033,7 @@ def _fw_d(X, zeta, lam0, tol, max_iter):
     zeta = 0: g = (d_i/r - 1)/(d_i - 1) toward, the analogous formula away)."""
     from scipy.optimize import minimize_scalar
 
-    K, r = X.shape
+    r = X.shape[1]
     lam = lam0.copy()
     n_iter, converged, gap = 0, False, np.inf
     for n_iter in range(1, max_iter + 1):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels import Kernel
-from .linalg import chol_append, cholesky_jitter, solve_lower
+from .linalg import cholesky_jitter, solve_lower
 
 __all__ = [
     "CandidatePosterior",
@@ -119,32 +119,70 @@ class CandidatePosterior:
 class ExactGP:
     """Exact GP / kernel ridge posterior on arbitrary inputs, Cholesky appended incrementally.
 
-    Keeps ``L Lᵀ = K_{X_n X_n} + λ I`` (block Schur append, :func:`bandits.linalg.chol_append`)
-    and ``α = L⁻¹ y``. ``predict(Xq)`` returns the DUETS Eq. 3–4 mean and variance (GP scale).
+    Keeps ``L Lᵀ = K_{X_n X_n} + λ I`` in a preallocated buffer (doubling capacity) and
+    ``α = L⁻¹ y``. Adding a point costs O(n²): ``l = L⁻¹ k_X(x)``, ``r = √(k(x,x) + λ − ‖l‖²)``,
+    the new row ``[lᵀ, r]`` and ``α_new = (y − lᵀα)/r``. ``predict(Xq)`` returns the DUETS
+    Eq. 3–4 mean and variance (GP scale) in O(n² q).
     """
 
-    def __init__(self, kernel: Kernel, lam: float, dim: int):
+    def __init__(self, kernel: Kernel, lam: float, dim: int, capacity: int = 64):
         if lam <= 0:
             raise ValueError(f"lam must be > 0, got {lam}")
         self.kernel, self.lam = kernel, float(lam)
-        self.X = np.zeros((0, dim))
-        self.y = np.zeros(0)
-        self.L = np.zeros((0, 0))
-        self.alpha = np.zeros(0)
+        self._X = np.zeros((capacity, dim))
+        self._L = np.zeros((capacity, capacity))
+        self._alpha = np.zeros(capacity)
+        self._y = np.zeros(capacity)
+        self._n = 0
 
     @property
     def n(self) -> int:
-        return self.X.shape[0]
+        return self._n
+
+    @property
+    def X(self) -> np.ndarray:
+        return self._X[: self._n]
+
+    @property
+    def y(self) -> np.ndarray:
+        return self._y[: self._n]
+
+    @property
+    def L(self) -> np.ndarray:
+        return self._L[: self._n, : self._n]
+
+    @property
+    def alpha(self) -> np.ndarray:
+        return self._alpha[: self._n]
+
+    def _grow(self, need: int) -> None:
+        cap = self._L.shape[0]
+        if need <= cap:
+            return
+        new = max(need, 2 * cap)
+        L = np.zeros((new, new))
+        L[:cap, :cap] = self._L
+        self._L = L
+        self._X = np.vstack([self._X, np.zeros((new - cap, self._X.shape[1]))])
+        self._alpha = np.concatenate([self._alpha, np.zeros(new - cap)])
+        self._y = np.concatenate([self._y, np.zeros(new - cap)])
 
     def add(self, X: np.ndarray, y: np.ndarray) -> None:
         X = np.atleast_2d(np.asarray(X, dtype=float))
         y = np.atleast_1d(np.asarray(y, dtype=float))
-        B = self.kernel(self.X, X) if self.n else np.zeros((0, X.shape[0]))
-        C = self.kernel(X) + self.lam * np.eye(X.shape[0])
-        self.L = chol_append(self.L, B, C)
-        self.X = np.vstack([self.X, X])
-        self.y = np.concatenate([self.y, y])
-        self.alpha = solve_lower(self.L, self.y)  # O(n²); cheaper than tracking a partial solve
+        self._grow(self._n + X.shape[0])
+        kd = self.kernel.diag(X)
+        for i in range(X.shape[0]):
+            n = self._n
+            x = X[i : i + 1]
+            l = solve_lower(self.L, self.kernel(self.X, x)[:, 0]) if n else np.zeros(0)
+            r = np.sqrt(max(kd[i] + self.lam - l @ l, self.lam * 1e-12))
+            self._L[n, :n] = l
+            self._L[n, n] = r
+            self._alpha[n] = (y[i] - l @ self.alpha) / r
+            self._X[n] = x[0]
+            self._y[n] = y[i]
+            self._n = n + 1
 
     def predict(self, Xq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Xq = np.atleast_2d(Xq)

@@ -60,8 +60,27 @@ def _json_default(o):
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
+_FINGERPRINT: str | None = None
+
+
+def code_fingerprint() -> str:
+    """sha256 of the package's source files: a code change invalidates cached runs, even
+    within one version number (the cache must never return what the current code would not)."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        h = hashlib.sha256()
+        root = Path(__file__).resolve().parent
+        for p in sorted(root.rglob("*.py")):
+            h.update(str(p.relative_to(root)).encode())
+            h.update(p.read_bytes())
+        _FINGERPRINT = h.hexdigest()[:16]
+    return _FINGERPRINT
+
+
 def run_key(config: dict, seed: int, rep: int) -> str:
-    payload = _canonical({"config": config, "seed": int(seed), "rep": int(rep), "version": __version__})
+    """Cache key: hash of (config, seed, rep, package version, source fingerprint)."""
+    payload = _canonical({"config": config, "seed": int(seed), "rep": int(rep), "version": __version__,
+                          "code": code_fingerprint()})
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
@@ -75,8 +94,10 @@ def run_seeds(seed: int, rep: int):
 def run_cell(config: dict, seed: int, rep: int) -> dict:
     """Run one cell and return ``{"arrays": {...}, "meta": {...}}`` (pure function)."""
     loop = config.get("loop", "regret")
+    if loop == "pure_exploration":
+        return _run_pure_exploration_cell(config, seed, rep)
     if loop != "regret":
-        raise ValueError(f"unknown loop {loop!r}; allowed: regret")
+        raise ValueError(f"unknown loop {loop!r}; allowed: regret, pure_exploration")
     from .algorithms import get_algorithm
     from .comm import CommLedger
     from .envs import make_env
@@ -95,6 +116,27 @@ def run_cell(config: dict, seed: int, rep: int) -> dict:
               "n_active": trace.n_active}
     meta = {"info": trace.info, "wall_time": trace.wall_time, "fstar": env.fstar,
             "comm_by_kind": ledger.by_kind(), "comm_rounds": ledger.rounds(), "n_agents": N}
+    return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
+
+
+def _run_pure_exploration_cell(config: dict, seed: int, rep: int) -> dict:
+    """A pure-exploration run: ``config = {"loop": "pure_exploration", "instance": {"rank",
+    "delta_min", "V"}, "algorithm", "params", "max_rounds"}``."""
+    from .algorithms import get_pe_algorithm
+    from .comm import CommLedger
+    from .envs.cope import cope_instance
+    from .sim import run_pure_exploration
+
+    inst = cope_instance(**config["instance"])
+    max_rounds = int(config.get("max_rounds", 64))
+    env_ss, alg_ss = run_seeds(seed, rep)
+    ledger = CommLedger(inst.V, max_rounds)
+    policy = get_pe_algorithm(config["algorithm"])(inst, alg_ss, ledger, **config.get("params", {}))
+    tr = run_pure_exploration(policy, inst, np.random.default_rng(env_ss), max_rounds=max_rounds)
+    arrays = {"samples": tr.samples, "recommended": tr.recommended, "correct": tr.correct}
+    meta = {"info": tr.info, "wall_time": tr.wall_time, "rounds": tr.rounds,
+            "samples_per_agent": tr.samples_per_agent, "comm_scalars": tr.comm_scalars,
+            "comm_rounds": ledger.rounds(), "all_correct": bool(np.all(tr.correct))}
     return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
 
 

@@ -96,7 +96,7 @@ def run_regret(policy: Policy, env, horizon: int, n_agents: int,
             raise RuntimeError(f"{policy.name}.select returned shape {choices.shape}, "
                                f"expected ({len(agents)},)")
         chosen = means[choices] if arms.shared else means[np.arange(len(agents)), choices]
-        rewards = chosen + env.noise(rng_noise, len(agents))
+        rewards = env.rewards(chosen, rng_noise)
         policy.update(t, agents, arms, choices, rewards)
         regret[t] = float(np.sum(env.best_means(means, len(agents)) - chosen))
         n_active[t] = len(agents)

@@ -14,6 +14,29 @@ ALGORITHMS = {
 }
 
 
+# pure-exploration policies (CoPE-KB and its single-agent baselines), imported on first use
+PE_ALGORITHMS = {
+    "CoKernelFC": ("cope_kb", "CoKernelFC"),
+    "CoKernelIndAlloc": ("cope_kb", "CoKernelIndAlloc"),
+    "CoKernelFB": ("cope_kb", "CoKernelFB"),
+    "CoKernelFBIndAlloc": ("cope_kb", "CoKernelFBIndAlloc"),
+    "IndRAGE": ("rage", "IndRAGE"),
+    "IndALBA": ("rage", "IndALBA"),
+    "IndPolyALBA": ("rage", "IndPolyALBA"),
+    "IndPeaceFB": ("rage", "IndPeaceFB"),
+    "IndUniformFB": ("rage", "IndUniformFB"),
+}
+
+
+def get_pe_algorithm(name: str):
+    import importlib
+
+    if name not in PE_ALGORITHMS:
+        raise ValueError(f"unknown pure-exploration algorithm {name!r}; allowed: {', '.join(PE_ALGORITHMS)}")
+    mod, cls = PE_ALGORITHMS[name]
+    return getattr(importlib.import_module(f".{mod}", __name__), cls)
+
+
 def get_algorithm(name: str):
     try:
         return ALGORITHMS[name]
@@ -21,5 +44,5 @@ def get_algorithm(name: str):
         raise ValueError(f"unknown algorithm {name!r}; allowed: {', '.join(ALGORITHMS)}") from None
 
 
-__all__ = ["ALGORITHMS", "get_algorithm", "DUETS", "DisKernelUCB", "ApproxDisKernelUCB",
+__all__ = ["ALGORITHMS", "get_algorithm", "PE_ALGORITHMS", "get_pe_algorithm", "DUETS", "DisKernelUCB", "ApproxDisKernelUCB",
            "NKernelUCB", "KernelUCBAgent"]

@@ -124,7 +124,15 @@ class DisKernelUCB(Policy):
 
 
 class ApproxDisKernelUCB(Policy):
-    """Approx-DisKernelUCB (shared Nyström dictionary, RLS re-sampling at each sync)."""
+    """Approx-DisKernelUCB (shared Nyström dictionary, RLS re-sampling at each sync).
+
+    Works on a fixed candidate set (DUETS: features and the quadratic forms over all candidates
+    are cached and updated in O(M·m) per step) and on fresh per-agent contexts (Async-KernelUCB:
+    features of the K arms are computed each step). The two triggers are described in the module
+    docstring; for ``"dislinucb_logdet"`` the summand is ``log(1 + σ̃²_n(x_s))`` under the agent's
+    local model just before adding ``x_s`` (the exact log-det ratio when S spans the data; the
+    Async-KernelUCB spec's reconstruction), and ``t − t_last`` counts global steps.
+    """
 
     name = "ApproxDisKernelUCB"
 
@@ -141,107 +149,141 @@ class ApproxDisKernelUCB(Policy):
         self.tie_break = tie_break
         ss = seed.spawn(n_agents)
         self.rngs = [np.random.default_rng(s) for s in ss]
-        self.hist: list[list[tuple[int, float]]] = [[] for _ in range(n_agents)]
+        self.hx: list[list[np.ndarray]] = [[] for _ in range(n_agents)]  # contexts of every agent
+        self.hy: list[list[float]] = [[] for _ in range(n_agents)]
+        self.hid: list[list[int]] = [[] for _ in range(n_agents)]  # candidate ids (finite domain)
         self.acc = np.zeros(n_agents)  # trigger accumulators
         self.t_last = -1
         self.n_syncs = 0
         self.dict_sizes: list[int] = []
-        self._ready = False
+        self.dic = NystromDictionary(self.kernel, dim)
+        self.m = 0
+        self.Ainv_g = np.zeros((0, 0))  # synchronised model: (λI + Σ ZᵀZ)⁻¹, b
+        self.b_g = np.zeros(0)
+        self.Ainv = [np.zeros((0, 0)) for _ in range(n_agents)]
+        self.b = [np.zeros(0) for _ in range(n_agents)]
+        self.finite: bool | None = None
 
-    # -- state over the candidate set ---------------------------------------------------------
-    def _init(self, X):
+    # -- model evaluation -----------------------------------------------------------------------
+    def _init_finite(self, X):
         self.X = X
         self.kd = self.kernel.diag(X)
-        self.m = 0
         self.Zc = np.zeros((X.shape[0], 0))
         self.znorm2 = np.zeros(X.shape[0])
         self.s2_last = self.kd / self.lam  # σ̃² of the synchronised model (prior before a sync)
-        self.Ainv = [np.zeros((0, 0)) for _ in range(self.N)]
-        self.b = [np.zeros(0) for _ in range(self.N)]
         self.q = [np.zeros(X.shape[0]) for _ in range(self.N)]  # zᵀ A_n⁻¹ z over candidates
         self.mu = [np.zeros(X.shape[0]) for _ in range(self.N)]
-        self._ready = True
 
-    def _s2(self, n):
-        return np.maximum((self.kd - self.znorm2) / self.lam, 0.0) + self.q[n]
+    def _s2_ctx(self, Z, kd, Ainv):
+        q = np.einsum("ij,jk,ik->i", Z, Ainv, Z) if Z.shape[1] else np.zeros(len(kd))
+        return np.maximum((kd - np.einsum("ij,ij->i", Z, Z)) / self.lam, 0.0) + np.maximum(q, 0.0)
+
+    def _scores(self, n, arms, k):
+        if self.finite:
+            return self.mu[n] + self.beta * np.sqrt(np.maximum((self.kd - self.znorm2) / self.lam, 0.0) + self.q[n])
+        X = arms.for_agent(k)
+        Z = self.dic.features(X)
+        mu = Z @ (self.Ainv[n] @ self.b[n]) if self.m else np.zeros(len(X))
+        return mu + self.beta * np.sqrt(self._s2_ctx(Z, self.kernel.diag(X), self.Ainv[n]))
 
     def select(self, t, agents, arms):
-        _require_finite(arms, self.name)
-        if not self._ready:
-            self._init(arms.X)
-        out = []
-        for n in agents:
-            s = self.mu[n] + self.beta * np.sqrt(self._s2(n))
-            out.append(argmax_ties(s, self.rngs[n], self.tie_break))
-        return np.array(out)
+        if self.finite is None:
+            self.finite = arms.ids is not None and arms.shared
+            if self.finite:
+                self._init_finite(arms.X)
+        return np.array([argmax_ties(self._scores(n, arms, k), self.rngs[n], self.tie_break)
+                         for k, n in enumerate(agents)])
 
     def update(self, t, agents, arms, choices, rewards):
         for k, n in enumerate(agents):
-            i, y = int(arms.ids[choices[k]]), float(rewards[k])
-            self.hist[n].append((i, y))
-            if self.trigger == "var_sum":
-                self.acc[n] += self.s2_last[i]
-            else:
-                self.acc[n] += np.log1p(self.s2_last[i])
-            if self.m:
+            c, y = int(choices[k]), float(rewards[k])
+            x = arms.for_agent(k)[c]
+            self.hx[n].append(x)
+            self.hy[n].append(y)
+            if self.finite:
+                i = int(arms.ids[c])
+                self.hid[n].append(i)
                 z = self.Zc[i]
+                s2_last = self.s2_last[i]
+                s2_local = max((self.kd[i] - self.znorm2[i]) / self.lam, 0.0) + self.q[n][i]
+            else:
+                z = self.dic.features(x[None])[0]
+                kd = self.kernel.diag(x[None])
+                s2_last = float(self._s2_ctx(z[None], kd, self.Ainv_g)[0])
+                s2_local = float(self._s2_ctx(z[None], kd, self.Ainv[n])[0])
+            self.acc[n] += s2_last if self.trigger == "var_sum" else np.log1p(s2_local)
+            if self.m:
                 u = self.Ainv[n] @ z
                 den = 1.0 + z @ u
-                self.Ainv[n] -= np.outer(u, u) / den
+                self.Ainv[n] = self.Ainv[n] - np.outer(u, u) / den
                 self.b[n] = self.b[n] + y * z
-                self.q[n] -= (self.Zc @ u) ** 2 / den
-                np.maximum(self.q[n], 0.0, out=self.q[n])
-                self.mu[n] = self.Zc @ (self.Ainv[n] @ self.b[n])
+                if self.finite:
+                    self.q[n] -= (self.Zc @ u) ** 2 / den
+                    np.maximum(self.q[n], 0.0, out=self.q[n])
+                    self.mu[n] = self.Zc @ (self.Ainv[n] @ self.b[n])
         rounds = t - self.t_last
         fire = (lambda n: self.acc[n] > self.D) if self.trigger == "var_sum" else \
             (lambda n: rounds * self.acc[n] > self.D)
         if any(fire(n) for n in agents):
             self._sync(t)
 
+    def _last_s2(self, n, H):
+        """σ̃² of the synchronised model at agent n's history points H."""
+        if self.finite:
+            return self.s2_last[np.asarray(self.hid[n], dtype=np.int64)]
+        Z = self.dic.features(H)
+        return self._s2_ctx(Z, self.kernel.diag(H), self.Ainv_g)
+
     def _sync(self, t):
         d = self.d
-        # (1) ridge-leverage-score sampling of every agent's whole history
+        # (1) ridge-leverage-score sampling of every agent's whole history (old synchronised model)
         chosen = []
         for n in range(self.N):
-            ids = np.array([i for i, _ in self.hist[n]], dtype=np.int64)
-            p = np.minimum(1.0, self.qbar * self.s2_last[ids])
-            keep = ids[self.rngs[n].random(len(ids)) < p]
-            if len(keep):
-                self.ledger.send(t, n, SERVER, "dictionary_points", len(keep) * d)
-            chosen.append(keep)
-        # (2) the server's dictionary: union, deduplicated, in agent then time order
-        allc = np.concatenate(chosen) if chosen else np.zeros(0, dtype=np.int64)
-        _, first = np.unique(allc, return_index=True)
-        S_ids = allc[np.sort(first)]
-        dic = NystromDictionary(self.kernel, self.X.shape[1])
-        dic.add(self.X[S_ids])
-        m_sent = len(S_ids)
-        if m_sent:
-            self.ledger.broadcast(t, "dictionary", m_sent * d)
-        self.m = dic.m
-        self.Zc = dic.features(self.X)
-        self.znorm2 = np.einsum("ij,ij->i", self.Zc, self.Zc)
+            if not self.hx[n]:
+                chosen.append(np.zeros((0, d)))
+                continue
+            H = np.asarray(self.hx[n])
+            p = np.minimum(1.0, self.qbar * self._last_s2(n, H))
+            keep = self.rngs[n].random(len(H)) < p
+            if keep.any():
+                self.ledger.send(t, n, SERVER, "dictionary_points", int(keep.sum()) * d)
+            chosen.append(H[keep])
+        # (2) the server's fresh dictionary: union in agent then time order, duplicates removed
+        allc = np.concatenate(chosen) if chosen else np.zeros((0, d))
+        if len(allc):
+            _, first = np.unique(allc, axis=0, return_index=True)
+            allc = allc[np.sort(first)]
+        self.dic = NystromDictionary(self.kernel, d)
+        self.dic.add(allc)
+        if len(allc):
+            self.ledger.broadcast(t, "dictionary", len(allc) * d)
+        self.m = m = self.dic.m
         # (3) embedded statistics from every agent, (4) the merged model broadcast
-        m = self.m
         A = self.lam * np.eye(m)
         b = np.zeros(m)
         mat = m * (m + 1) // 2 if self.sym else m * m
+        if self.finite:
+            self.Zc = self.dic.features(self.X)
+            self.znorm2 = np.einsum("ij,ij->i", self.Zc, self.Zc)
         for n in range(self.N):
-            ids = np.array([i for i, _ in self.hist[n]], dtype=np.int64)
-            ys = np.array([y for _, y in self.hist[n]])
-            Zn = self.Zc[ids]
-            A += Zn.T @ Zn
-            b += Zn.T @ ys
+            if self.hx[n]:
+                Zn = self.Zc[np.asarray(self.hid[n], dtype=np.int64)] if self.finite else \
+                    self.dic.features(np.asarray(self.hx[n]))
+                A += Zn.T @ Zn
+                b += Zn.T @ np.asarray(self.hy[n])
             self.ledger.send(t, n, SERVER, "embedded_statistics", mat + m)
         self.ledger.broadcast(t, "global_statistics", mat + m)
         Ainv = np.linalg.inv(A)
-        Ainv = 0.5 * (Ainv + Ainv.T)
-        ZA = self.Zc @ Ainv
-        q = np.maximum(np.einsum("ij,ij->i", ZA, self.Zc), 0.0)
-        mu = ZA @ b
+        self.Ainv_g, self.b_g = 0.5 * (Ainv + Ainv.T), b
         for n in range(self.N):
-            self.Ainv[n], self.b[n], self.q[n], self.mu[n] = Ainv.copy(), b.copy(), q.copy(), mu.copy()
-        self.s2_last = np.maximum((self.kd - self.znorm2) / self.lam, 0.0) + q
+            self.Ainv[n], self.b[n] = self.Ainv_g.copy(), b.copy()
+        if self.finite:
+            ZA = self.Zc @ self.Ainv_g
+            q = np.maximum(np.einsum("ij,ij->i", ZA, self.Zc), 0.0)
+            mu = ZA @ b
+            for n in range(self.N):
+                self.q[n], self.mu[n] = q.copy(), mu.copy()
+            self.s2_last = np.maximum((self.kd - self.znorm2) / self.lam, 0.0) + q
         self.acc[:] = 0.0
         self.t_last = t
         self.n_syncs += 1

@@ -17,6 +17,7 @@ from .functions import FUNCTIONS, get_function, sample_domain
 __all__ = ["Arms", "FiniteDomainEnv", "ContextualEnv", "FUNCTIONS", "make_env", "env_seed_sequence"]
 
 _FINITE_KEYS = {"name", "M", "noise_std", "domain", "fstar", "schedule"}
+_CONTEXTUAL_KEYS = {"name", "kind", "K", "noise_std", "schedule"}
 
 
 def env_seed_sequence(name: str, env_seed: int) -> np.random.SeedSequence:
@@ -31,8 +32,35 @@ def make_env(spec: dict, env_seed: int = 0):
     (max over the candidates, default) or "continuous" (the function's true maximum),
     "schedule": "sync" | "uniform" | "round_robin"}``.
     """
+    from .datasets import DATASET_ENVS, recommendation_env, uci_env
+
     if not isinstance(spec, dict) or "name" not in spec:
-        raise ValueError(f"env spec must be a dict with a 'name' in {sorted(FUNCTIONS)}, got {spec!r}")
+        raise ValueError(f"env spec must be a dict with a 'name' in {sorted(FUNCTIONS) + list(DATASET_ENVS)}, "
+                         f"got {spec!r}")
+    if spec["name"] in DATASET_ENVS:
+        extra = set(spec) - {"name", "schedule", "n_clusters", "K"}
+        if extra:
+            raise ValueError(f"unknown env spec keys {sorted(extra)} for dataset {spec['name']!r}; "
+                             "allowed: name, schedule, n_clusters (UCI), K (MovieLens/Yelp)")
+        if spec["name"] in ("magic", "mushroom"):
+            return uci_env(spec["name"], env_seed, spec.get("n_clusters", 20), spec.get("schedule", "uniform"))
+        return recommendation_env(spec["name"], spec.get("K", 20), spec.get("schedule", "uniform"))
+    if spec.get("kind") == "contextual":
+        unknown = set(spec) - _CONTEXTUAL_KEYS
+        if unknown:
+            raise ValueError(f"unknown env spec keys {sorted(unknown)}; allowed: {sorted(_CONTEXTUAL_KEYS)}")
+        fs = get_function(spec["name"])
+        f = fs.make(np.random.default_rng(env_seed_sequence(fs.name, env_seed)))
+        K = int(spec.get("K", 20))
+        if K < 1:
+            raise ValueError(f"env K (arms per decision set) must be >= 1, got {K}")
+        dom = fs.domain
+        return ContextualEnv(sampler=lambda rng, n: sample_domain(rng, n, fs.dim, dom), f=f, n_arms=K,
+                             dim=fs.dim, noise_std=float(spec.get("noise_std", 0.1)), name=fs.name,
+                             schedule=spec.get("schedule", "uniform"), info={"lengthscale": fs.lengthscale})
+    if spec.get("kind", "finite") != "finite":
+        raise ValueError(f"env kind must be 'finite' or 'contextual', got {spec.get('kind')!r}")
+    spec = {k: v for k, v in spec.items() if k != "kind"}
     unknown = set(spec) - _FINITE_KEYS
     if unknown:
         raise ValueError(f"unknown env spec keys {sorted(unknown)}; allowed: {sorted(_FINITE_KEYS)}")

@@ -14,9 +14,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Arms", "FiniteDomainEnv", "ContextualEnv", "SCHEDULES"]
+__all__ = ["Arms", "FiniteDomainEnv", "ContextualEnv", "SCHEDULES", "REWARDS", "draw_rewards"]
 
 SCHEDULES = ("sync", "uniform", "round_robin")
+REWARDS = ("gaussian", "bernoulli", "deterministic")
+
+
+def draw_rewards(kind: str, chosen: np.ndarray, noise_std: float, rng: np.random.Generator) -> np.ndarray:
+    """Observed rewards of the chosen arms' means, one draw per active agent.
+
+    ``gaussian``: ``μ + σ ε``; ``bernoulli``: ``1[u < μ]`` with ``u ~ U(0,1)``; ``deterministic``:
+    ``μ``. The same number of uniform/normal draws is taken whatever was chosen, so every algorithm
+    sees the same noise stream (common random numbers).
+    """
+    n = len(chosen)
+    if kind == "gaussian":
+        return chosen + noise_std * rng.standard_normal(n)
+    if kind == "bernoulli":
+        return (rng.random(n) < chosen).astype(float)
+    if kind == "deterministic":
+        return np.asarray(chosen, dtype=float).copy()
+    raise ValueError(f"reward must be one of {REWARDS}, got {kind!r}")
 
 
 @dataclass
@@ -67,8 +85,11 @@ class FiniteDomainEnv:
     name: str = "finite"
     schedule: str = "sync"
     info: dict = field(default_factory=dict)
+    reward: str = "gaussian"
 
     def __post_init__(self):
+        if self.reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
         self.X = np.asarray(self.X, dtype=float)
         self.f = np.asarray(self.f, dtype=float)
         if self.fstar is None:
@@ -90,6 +111,9 @@ class FiniteDomainEnv:
         """Returns ``(agents, arms, means)``; ``means`` has the shape of the decision set."""
         agents = self._sched.active(t, n_agents, rng)
         return agents, self._arms, self.f
+
+    def rewards(self, chosen: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return draw_rewards(self.reward, chosen, self.noise_std, rng)
 
     def noise(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return self.noise_std * rng.standard_normal(n)
@@ -114,15 +138,25 @@ class ContextualEnv:
     name: str = "contextual"
     schedule: str = "uniform"
     info: dict = field(default_factory=dict)
+    reward: str = "gaussian"
+    decision_sets: object = None  # optional (rng, n) -> (X (n, K, d), means (n, K)) drawn jointly
 
     def __post_init__(self):
+        if self.reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
         self._sched = _Schedule(self.schedule)
 
     def round(self, t: int, n_agents: int, rng: np.random.Generator):
         agents = self._sched.active(t, n_agents, rng)
+        if self.decision_sets is not None:
+            X, means = self.decision_sets(rng, len(agents))
+            return agents, Arms(np.asarray(X, dtype=float), ids=None, shared=False), np.asarray(means, dtype=float)
         X = self.sampler(rng, len(agents) * self.n_arms).reshape(len(agents), self.n_arms, self.dim)
         means = np.asarray(self.f(X.reshape(-1, self.dim))).reshape(len(agents), self.n_arms)
         return agents, Arms(X, ids=None, shared=False), means
+
+    def rewards(self, chosen: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return draw_rewards(self.reward, chosen, self.noise_std, rng)
 
     def noise(self, rng: np.random.Generator, n: int) -> np.ndarray:
         return self.noise_std * rng.standard_normal(n)
