@@ -4,13 +4,14 @@
 """
 from .dis_kernel_ucb import ApproxDisKernelUCB, DisKernelUCB
 from .duets import DUETS
-from .kernel_ucb import KernelUCBAgent, NKernelUCB
+from .kernel_ucb import KernelUCBAgent, NKernelUCB, OneKernelUCB
 
 ALGORITHMS = {
     "DUETS": DUETS,
     "DisKernelUCB": DisKernelUCB,
     "ApproxDisKernelUCB": ApproxDisKernelUCB,
     "N-KernelUCB": NKernelUCB,
+    "OneKernelUCB": OneKernelUCB,
 }
 
 
@@ -45,4 +46,4 @@ def get_algorithm(name: str):
 
 
 __all__ = ["ALGORITHMS", "get_algorithm", "PE_ALGORITHMS", "get_pe_algorithm", "DUETS", "DisKernelUCB", "ApproxDisKernelUCB",
-           "NKernelUCB", "KernelUCBAgent"]
+           "NKernelUCB", "OneKernelUCB", "KernelUCBAgent"]

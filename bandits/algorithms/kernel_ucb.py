@@ -110,3 +110,42 @@ class NKernelUCB(Policy):
     def update(self, t, agents, arms, choices, rewards):
         for k, n in enumerate(agents):
             self.agents[n].observe(arms.for_agent(k), arms.ids, choices[k], rewards[k])
+
+
+class OneKernelUCB(Policy):
+    """OneKernelUCB (Valko et al. 2013, centralised): one shared exact KernelUCB on all data.
+
+    Every new point is aggregated immediately (Async-KernelUCB §5: "shared model ... aggregation
+    immediately after each new data point"): the active client uploads ``(x_t, y_t)`` (d + 1
+    scalars) and the server forwards it to the other N − 1 clients ((d + 1) each), the spec's
+    default accounting (§3.1); ``download="none"`` counts the upload only. All clients active in a
+    step choose with the model as it was at the start of the step. UCB as in
+    :class:`KernelUCBAgent` (``variance_scale="ridge"`` gives Async-KernelUCB's σ² = λ⁻¹[...]).
+    """
+
+    name = "OneKernelUCB"
+
+    def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, kernel, lam=1.0,
+                 beta=1.0, variance_scale="ridge", tie_break="random", download="all"):
+        super().__init__(n_agents, horizon, dim, seed, ledger)
+        if download not in ("all", "none"):
+            raise ValueError(f"download must be 'all' or 'none', got {download!r}")
+        self.download = download
+        self.rngs = [np.random.default_rng(s) for s in seed.spawn(n_agents)]
+        self.core = KernelUCBAgent(make_kernel(kernel), lam, beta, dim, self.rngs[0], variance_scale, tie_break)
+
+    def select(self, t, agents, arms):
+        out = []
+        for k, n in enumerate(agents):
+            self.core.rng = self.rngs[n]
+            out.append(self.core.choose(arms.for_agent(k), arms.ids))
+        return np.array(out)
+
+    def update(self, t, agents, arms, choices, rewards):
+        from ..comm import SERVER
+
+        for k, n in enumerate(agents):
+            self.core.observe(arms.for_agent(k), arms.ids, choices[k], rewards[k])
+            self.ledger.send(t, int(n), SERVER, "raw_point", self.d + 1)
+            if self.download == "all" and self.N > 1:
+                self.ledger.broadcast(t, "raw_point", self.d + 1, n_receivers=self.N - 1)
