@@ -5,6 +5,7 @@
 from .dis_kernel_ucb import ApproxDisKernelUCB, DisKernelUCB
 from .duets import DUETS
 from .kernel_ucb import KernelUCBAgent, NKernelUCB, OneKernelUCB
+from .linear import DisLinUCB, FedGLBUCB, FedLinUCB, NLinUCB
 
 ALGORITHMS = {
     "DUETS": DUETS,
@@ -12,6 +13,10 @@ ALGORITHMS = {
     "ApproxDisKernelUCB": ApproxDisKernelUCB,
     "N-KernelUCB": NKernelUCB,
     "OneKernelUCB": OneKernelUCB,
+    "N-LinUCB": NLinUCB,
+    "DisLinUCB": DisLinUCB,
+    "FedLinUCB": FedLinUCB,
+    "FedGLB-UCB": FedGLBUCB,
 }
 
 

@@ -261,7 +261,8 @@ class DisLinUCB(Policy):
         _check_common(lam, alpha, D, trigger_count)
         self.lam, self.alpha = float(lam), float(alpha)
         self.D = float(D) if D is not None else default_threshold("banditlib", horizon, n_agents, dim)
-        self.trigger_count, self.count_n, self.sync_seen_only = trigger_count, bool(count_n), bool(sync_seen_only)
+        self.trigger_count = trigger_count
+        self.count_n, self.sync_seen_only = bool(count_n), bool(sync_seen_only)
         self.agents, _ = _agents(n_agents, dim, lam, alpha, seed, tie_break)
         d = self.d
         self.W_g, self.U_g, self.n_g = np.zeros((d, d)), np.zeros(d), 0
@@ -509,7 +510,8 @@ class FedGLBUCB(Policy):
         self.D = float(D) if D is not None else default_threshold("banditlib", horizon, n_agents, dim)
         self.projection, self.agd_init = projection, agd_init
         self.agd_max_iters, self.agd_step_scale, self.agd_tol = agd_max_iters, float(agd_step_scale), agd_tol
-        self.trigger_count, self.count_n, self.sync_seen_only = trigger_count, bool(count_n), bool(sync_seen_only)
+        self.trigger_count = trigger_count
+        self.count_n, self.sync_seen_only = bool(count_n), bool(sync_seen_only)
         self.agents, _ = _agents(n_agents, dim, self.lam_c, alpha, seed, tie_break)
         d = self.d
         self.theta_ons = np.zeros((n_agents, d))

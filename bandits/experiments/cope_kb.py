@@ -100,7 +100,7 @@ def _fb_method(method: str, p: dict, T: int):
     if method == "IndPeaceFB":
         return "IndPeaceFB", common
     if method == "IndUniformFB":
-        return "IndUniformFB", common
+        return "IndUniformFB", {"xi": p["xi"], "T": int(T)}
     raise ParameterError(f"unknown FB method {method!r}")
 
 
@@ -227,16 +227,32 @@ def fc_claims(fc, p) -> list[Claim]:
 
 
 def fb_claims(fb, p) -> list[Claim]:
-    e = fb.assign(err=~fb.all_correct.astype(bool)).groupby(["rank", "T", "method"])["err"].mean().reset_index()
+    """Figure-3 claims. Against the baselines (IndPeaceFB, IndUniformFB) CoKernelFB must be strictly
+    lower; against its own ablation CoKernelFB-IndAlloc (the same algorithm at rank 1, a slightly
+    different allocation at rank 2) it must not be higher by more than 2 standard errors of the
+    difference, since a strict comparison of two near-identical procedures is decided by
+    Monte-Carlo noise."""
+    runs = fb.assign(err=(~fb.all_correct.astype(bool)).astype(float))
+    e = runs.groupby(["rank", "T", "method"])["err"].mean().reset_index()
     claims = []
     for rank in [c for c in p["cases"] if c < p["V"]]:
         x = e[e["rank"] == rank].groupby("method")["err"].mean()
-        others = [m for m in FB_METHODS if m in x.index and m != "CoKernelFB"]
-        ok = bool(all(x["CoKernelFB"] <= x[m] for m in others))
+        base = [m for m in ("IndPeaceFB", "IndUniformFB") if m in x.index]
+        ok = bool(all(x["CoKernelFB"] < x[m] for m in base))
+        note = ""
+        if "CoKernelFB-IndAlloc" in x.index:
+            a = runs[(runs["rank"] == rank) & (runs.method == "CoKernelFB")].err.to_numpy()
+            b = runs[(runs["rank"] == rank) & (runs.method == "CoKernelFB-IndAlloc")].err.to_numpy()
+            se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b)) if len(a) > 1 and len(b) > 1 else 0.0
+            ok = ok and bool(a.mean() <= b.mean() + 2 * se)
+            note = f" (2 SE of the ablation difference: {fmt(2 * se)})"
+        others = base + (["CoKernelFB-IndAlloc"] if "CoKernelFB-IndAlloc" in x.index else [])
         claims.append(Claim(f"fig3-lowest-error-rank{rank}",
                             "CoKernelFB achieves the lowest error probability (Fig. 3a, 3b)",
-                            f"rank {rank}: CoKernelFB's error, averaged over the T grid, <= each baseline's",
-                            f"CoKernelFB {fmt(x['CoKernelFB'])}; " + ", ".join(f"{m} {fmt(x[m])}" for m in others), ok))
+                            f"rank {rank}, error averaged over the T grid: CoKernelFB below IndPeaceFB and "
+                            "IndUniformFB, and not above CoKernelFB-IndAlloc by more than 2 standard errors",
+                            f"CoKernelFB {fmt(x['CoKernelFB'])}; " + ", ".join(f"{m} {fmt(x[m])}" for m in others)
+                            + note, ok))
     gaps = {}
     for rank in p["cases"]:
         x = e[e["rank"] == rank].groupby("method")["err"].mean()
@@ -250,3 +266,172 @@ def fb_claims(fb, p) -> list[Claim]:
                             ", ".join(f"rank {r}: {fmt(gaps[r])}" for r in ranks),
                             all(gaps[a] > gaps[b] for a, b in zip(ranks, ranks[1:]))))
     return claims
+
+
+# ------------------------------------------------------------------------------ theorem checks
+def theory_params(mode: str = "quick") -> dict:
+    check_choice("mode", mode, ("quick", "full"))
+    full = dict(c1_deltas=[0.1, 0.2], c1_runs=10, c2_V=[1, 2, 4, 8, 16], c2_runs=20, c2_delta=0.2,
+                c3_deltas=[0.1, 0.2, 0.3, 0.4, 0.6, 0.8], c3_runs=10)
+    quick = dict(full, c1_runs=5, c2_V=[1, 2, 4, 8], c2_runs=5, c3_runs=5)
+    return full if mode == "full" else quick
+
+
+def run_c1(p, tp, seed=0, n_jobs=1, backend="loky", cache_dir=None, progress=True):
+    """C1 (Cor. 1c): S_CoKernelFC / S_IndRAGE vs g/V for g = 1..V task groups, both constants."""
+    frames = []
+    for constants, runs in (("theory", 1), ("practical", tp["c1_runs"])):
+        frames.append(run_fc(p, seed, n_jobs, backend, cache_dir, progress, constants=constants,
+                             methods=["CoKernelFC", "IndRAGE"], deltas=tp["c1_deltas"],
+                             cases=list(range(1, p["V"] + 1)), runs=runs))
+    import pandas as pd
+
+    return pd.concat(frames, ignore_index=True)
+
+
+def run_c2(p, tp, seed=0, n_jobs=1, backend="loky", cache_dir=None, progress=True):
+    """C2: rank 1 and rank V, V ∈ c2_V agents, Δ = c2_delta: S vs V."""
+    import pandas as pd
+
+    frames = []
+    for V in tp["c2_V"]:
+        q = dict(p, V=V)
+        for rank, label in ((1, "rank 1"), (V, "rank V")):
+            f = run_fc(q, seed, n_jobs, backend, cache_dir, progress, methods=["CoKernelFC"],
+                       deltas=[tp["c2_delta"]], cases=[rank], runs=tp["c2_runs"])
+            frames.append(f.assign(V=V, case=label))
+    return pd.concat(frames, ignore_index=True)
+
+
+def theory_claims(c1, c2, fc, fb, p, tp) -> list[Claim]:
+    V = p["V"]
+    claims = []
+    # C1: the g/V law, exact with the theory constants
+    th = c1[c1.constants == "theory"].groupby(["rank", "delta_min", "method"])["S"].mean().unstack("method")
+    ratio = (th["CoKernelFC"] / th["IndRAGE"]).reset_index(name="ratio")
+    ratio["g_over_V"] = ratio["rank"] / V
+    err = float(np.max(np.abs(ratio.ratio / ratio.g_over_V - 1)))
+    claims.append(Claim("C1-g-over-V", "the speedup depends on task similarity: per-agent sample complexity "
+                        "Õ(rank(K_Z)·rank(K_X,λ*)/(Δ²V))  (Corollary 1c)",
+                        "theory constants: S(CoKernelFC)/S(IndRAGE) = g/V for g = 1..V groups, within 5 %",
+                        f"max relative deviation {fmt(err)}", err <= 0.05))
+    pr = c1[c1.constants == "practical"].groupby(["rank", "method"])["S"].mean().unstack("method")
+    r = (pr["CoKernelFC"] / pr["IndRAGE"]).to_numpy()
+    g = pr.index.to_numpy() / V
+    dev = float(np.max(np.abs(r / g - 1)))
+    claims.append(Claim("C1-g-over-V-practical", "(same; practical constants)",
+                        "practical constants: S(CoKernelFC)/S(IndRAGE) within 25 % of g/V for every g",
+                        f"ratios {', '.join(fmt(x) for x in r)} vs g/V {', '.join(fmt(x) for x in g)}", dev <= 0.25))
+    # C2: speedup with the number of agents
+    r1 = c2[c2.case == "rank 1"].groupby("V")["S"].mean()
+    slope = loglog_slope(r1.index, r1.values)
+    claims.append(Claim("C2-agents", "same tasks: per-agent sample complexity falls like 1/V (Theorem 1: ρ*(ξ)/V)",
+                        "rank 1: log-log slope of S vs V in [-1.05, -0.8] (log factor grows with V)",
+                        f"slope {fmt(slope)}", -1.05 <= slope <= -0.8))
+    rv = c2[c2.case == "rank V"].groupby("V")["S"].mean()
+    s_v = loglog_slope(rv.index, rv.values)
+    claims.append(Claim("C2-agents-rankV", "totally different tasks: no speedup (Theorem 1)",
+                        "rank V: log-log slope of S vs V in [-0.15, 0.15]", f"slope {fmt(s_v)}",
+                        -0.15 <= s_v <= 0.15))
+    # C3/C4: rounds within the bound, exactly 2nV scalars per round
+    co = fc[fc.method.isin(["CoKernelFC", "CoKernel-IndAlloc"])]
+    bound = np.ceil(np.log2(2 / co.delta_min)) + 1
+    ok_rounds = bool(np.all(co.rounds <= bound))
+    claims.append(Claim("C3-rounds", "O(log Δ_min⁻¹) communication rounds, at most ⌈log2(2/Δ_min)⌉ + 1  (Theorem 1)",
+                        "every CoKernelFC / IndAlloc run of Figure 2", f"max rounds {int(co.rounds.max())}; "
+                        f"max excess over the bound {int((co.rounds - bound).max())}", ok_rounds))
+    n = 6
+    exact = bool(np.all(co.comm_scalars == co.rounds * 2 * n * p["V"]))
+    claims.append(Claim("C4-messages", "each agent sends O(n) numbers per round  (communication model, §3)",
+                        "communicated scalars = rounds × 2nV exactly in every run",
+                        f"{int(exact * len(co))}/{len(co)} runs", exact))
+    # C8: error decays exponentially in the budget, faster for similar tasks
+    e = fb.assign(err=~fb.all_correct.astype(bool))
+    e = e[e.method == "CoKernelFB"].groupby(["rank", "T"])["err"].mean().reset_index()
+    slopes = {}
+    for rank in (1, V):
+        x = e[(e["rank"] == rank) & (e.err > 0.01) & (e.err < 0.6)]
+        slopes[rank] = float(np.polyfit(x["T"], np.log(x.err), 1)[0]) if len(x) >= 2 else float("nan")
+    ok = all(np.isfinite(list(slopes.values()))) and slopes[1] < 2 * slopes[V]
+    claims.append(Claim("C8-error-exponent", "Pr[error] ≤ 2n²V log ω · exp(−N/(32(1+ε)ρ*(ξ)))  (Theorem 2): "
+                        "the exponent is V times larger for identical tasks",
+                        "CoKernelFB: slope of log error vs T (points with 0.01 < error < 0.6) at rank 1 is "
+                        "at least twice as steep as at rank V",
+                        f"slope rank 1 {fmt(slopes[1])}, rank V {fmt(slopes[V])}", bool(ok)))
+    return claims
+
+
+# ------------------------------------------------------------------------------------ figures
+_STYLE = {"CoKernelFC": ("#d62728", "-"), "CoKernel-IndAlloc": ("#ff7f0e", "--"), "IndRAGE": ("#1f77b4", "-"),
+          "IndRAGE/V": ("#1f77b4", ":"), "IndALBA": ("#2ca02c", "-"), "IndPolyALBA": ("#9467bd", "-"),
+          "CoKernelFB": ("#d62728", "-"), "CoKernelFB-IndAlloc": ("#ff7f0e", "--"),
+          "IndPeaceFB": ("#1f77b4", "-"), "IndUniformFB": ("#7f7f7f", "-"),
+          "CoKernelFB [reuse rounds, R within]": ("#d62728", ":")}
+
+
+def plot_fig2(fc, p, constants=None):
+    from ..plotting import setup_style
+
+    plt = setup_style()
+    constants = constants or p["constants"]
+    s = fc_summary(fc, p["V"])
+    s = s[s.constants == constants]
+    fig, axes = plt.subplots(1, len(p["cases"]), figsize=(4 * len(p["cases"]), 3.3), squeeze=False)
+    for ax, rank in zip(axes[0], p["cases"]):
+        for m in list(p["fc_methods"]) + ["IndRAGE/V"]:
+            x = s[(s["rank"] == rank) & (s.method == m)].sort_values("delta_min")
+            if not len(x):
+                continue
+            c, ls = _STYLE.get(m, (None, "-"))
+            ax.errorbar(x.delta_min, x["mean"], yerr=x.ci95, label=m, color=c, ls=ls, marker="o", ms=3, capsize=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("reward gap Δ_min")
+        ax.set_title(CASE_TITLES.get(rank, f"rank(K_Z) = {rank}"), fontsize=9)
+    axes[0, 0].set_ylabel("samples per agent (95% CI)")
+    axes[0, -1].legend(fontsize=7)
+    fig.suptitle(f"CoPE-KB Figure 2 reproduced (fixed confidence, δ = {p['delta']}, {constants} constants)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_fig3(fb, p):
+    from ..plotting import setup_style
+
+    plt = setup_style()
+    e = fb.assign(err=(~fb.all_correct.astype(bool)).astype(float)).groupby(["rank", "T", "method"])["err"]
+    e = e.agg(["mean", "count"]).reset_index()
+    fig, axes = plt.subplots(1, len(p["cases"]), figsize=(4 * len(p["cases"]), 3.3), squeeze=False)
+    for ax, rank in zip(axes[0], p["cases"]):
+        for m in p["fb_methods"]:
+            x = e[(e["rank"] == rank) & (e.method == m)].sort_values("T")
+            c, ls = _STYLE.get(m, (None, "-"))
+            half = 1.96 * np.sqrt(x["mean"] * (1 - x["mean"]) / x["count"])
+            ax.errorbar(x["T"], x["mean"], yerr=half, label=m, color=c, ls=ls, marker="o", ms=3, capsize=2)
+        ax.set_xscale("log")
+        ax.set_xlabel("budget T per agent")
+        ax.set_title(CASE_TITLES.get(rank, f"rank(K_Z) = {rank}"), fontsize=9)
+    axes[0, 0].set_ylabel("error probability (any agent wrong)")
+    axes[0, -1].legend(fontsize=7)
+    fig.suptitle(f"CoPE-KB Figure 3 reproduced (fixed budget, Δ_min = {p['fb_delta_min']}, "
+                 f"{p['fb_runs']} runs)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_c1(c1, p):
+    from ..plotting import setup_style
+
+    plt = setup_style()
+    fig, ax = plt.subplots(figsize=(4, 3.3))
+    for constants, mk in (("theory", "o"), ("practical", "s")):
+        x = c1[c1.constants == constants].groupby(["rank", "delta_min", "method"])["S"].mean().unstack("method")
+        r = (x["CoKernelFC"] / x["IndRAGE"]).reset_index(name="ratio")
+        for dm, g in r.groupby("delta_min"):
+            ax.plot(g["rank"] / p["V"], g.ratio, marker=mk, ls="none", label=f"{constants}, Δ={dm:g}")
+    ax.plot([0, 1], [0, 1], "k:", label="g/V")
+    ax.set_xlabel("g / V  (rank(K_Z) / V)")
+    ax.set_ylabel("S(CoKernelFC) / S(IndRAGE)")
+    ax.legend(fontsize=7)
+    ax.set_title("C1: speedup vs task similarity")
+    fig.tight_layout()
+    return fig
