@@ -265,25 +265,47 @@ class NystromDictionary:
         return self.points.shape[0]
 
     def add(self, X: np.ndarray) -> np.ndarray:
-        """Append the rows of ``X`` one by one; returns the boolean mask of rows kept."""
+        """Append the rows of ``X`` in order; returns the boolean mask of rows kept.
+
+        Incomplete Cholesky in the given order: with ``C = L⁻¹ K_{S,X}`` kept for every candidate
+        row, accepting row j appends ``(k(x_j, X) − c_jᵀ C)/r_j`` to ``C`` and lowers every
+        residual ``r²(x) = k(x,x) − ‖C[:, x]‖²`` — O(n·m) per accepted point, no per-point solve.
+        """
         X = np.atleast_2d(np.asarray(X, dtype=float))
-        kept = np.zeros(X.shape[0], dtype=bool)
+        n = X.shape[0]
+        kept = np.zeros(n, dtype=bool)
+        if n == 0:
+            return kept
         kd = self.kernel.diag(X)
-        for i in range(X.shape[0]):
-            x = X[i : i + 1]
-            c = solve_lower(self.L, self.kernel(self.points, x)[:, 0]) if self.m else np.zeros(0)
-            r2 = kd[i] - c @ c
-            if r2 <= self.tol * kd[i]:
+        m0 = self.m
+        C = solve_lower(self.L, self.kernel(self.points, X)) if m0 else np.zeros((0, n))
+        res = kd - np.einsum("ij,ij->j", C, C)
+        Kxx = self.kernel(X)
+        rows = np.empty((n, n))  # new rows of C = L⁻¹ K_{S,X}, one per accepted point
+        k = 0
+        new_L_rows = []  # [c_jᵀ (over old + new dictionary), r_j]
+        for j in range(n):
+            if res[j] <= self.tol * kd[j]:
                 self.n_skipped += 1
                 continue
-            m = self.m
-            L = np.zeros((m + 1, m + 1))
-            L[:m, :m] = self.L
-            L[m, :m] = c
-            L[m, m] = np.sqrt(r2)
+            r = np.sqrt(res[j])
+            c_old = C[:, j]
+            c_new = rows[:k, j].copy()
+            row = (Kxx[j] - c_old @ C - c_new @ rows[:k]) / r
+            rows[k] = row
+            k += 1
+            new_L_rows.append((np.concatenate([c_old, c_new]), r))
+            res = res - row * row
+            res[j] = 0.0
+            kept[j] = True
+        if k:
+            L = np.zeros((m0 + k, m0 + k))
+            L[:m0, :m0] = self.L
+            for i, (c, r) in enumerate(new_L_rows):
+                L[m0 + i, : m0 + i] = c
+                L[m0 + i, m0 + i] = r
             self.L = L
-            self.points = np.vstack([self.points, x])
-            kept[i] = True
+            self.points = np.vstack([self.points, X[kept]])
         return kept
 
     def features(self, X: np.ndarray) -> np.ndarray:

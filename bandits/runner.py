@@ -114,7 +114,7 @@ def run_cell(config: dict, seed: int, rep: int) -> dict:
     trace = run_regret(policy, env, T, N, rng_env, rng_noise)
     arrays = {"regret": trace.regret, "comm_up": trace.comm_up, "comm_down": trace.comm_down,
               "n_active": trace.n_active}
-    meta = {"info": trace.info, "wall_time": trace.wall_time, "fstar": env.fstar,
+    meta = {"info": trace.info, "wall_time": trace.wall_time, "fstar": getattr(env, "fstar", None),
             "comm_by_kind": ledger.by_kind(), "comm_rounds": ledger.rounds(), "n_agents": N}
     return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
 

@@ -384,3 +384,28 @@ def test_theory_helpers():
     last = dict(zip(info["comm_clients"], info["comm_steps"]))
     Xu = np.array([x for t, i, x, _ in rec if i in last and t <= last[i]])
     assert pol.dic.m <= dictionary_size_bound(1.0, KER(Xu), 1.0, D=1.0)
+
+
+# ------------------------------------------------------------------------------ numerics
+def test_rank_k_cholesky_update():
+    from bandits.algorithms.async_kernel_ucb import chol_update_rank_k
+    rng = np.random.default_rng(13)
+    for m, n, block in [(1, 1, 32), (7, 3, 2), (70, 5, 32), (90, 40, 16), (50, 0, 8)]:
+        G = rng.standard_normal((m, m + 2))
+        A = G @ G.T / m + 0.1 * np.eye(m)
+        W = rng.standard_normal((m, n))
+        C = chol_update_rank_k(np.linalg.cholesky(A), W, block=block)
+        np.testing.assert_allclose(C, np.linalg.cholesky(A + W @ W.T), atol=1e-12)
+
+
+def test_updated_factor_equals_refactorisation_in_a_run(monkeypatch):
+    pr, lr, tr, _ = _run(N=3, T=200, d=6, seed=14, q=3.0)
+    monkeypatch.setattr(AsyncKernelUCB, "chol_update_min_m", 0)
+    pu, lu, tu, _ = _run(N=3, T=200, d=6, seed=14, q=3.0)
+    assert pu.dic.m > 40
+    np.testing.assert_array_equal(tr.regret, tu.regret)
+    assert lr.messages == lu.messages
+    m = pu.A.shape[0]
+    C = pu.server_model.C
+    np.testing.assert_allclose(C @ C.T, pu.A + pu.lam * np.eye(m), atol=1e-10)
+    np.testing.assert_allclose(C, pr.server_model.C, atol=1e-10)

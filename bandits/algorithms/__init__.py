@@ -2,6 +2,7 @@
 
 ``ALGORITHMS`` maps the names used in experiment configs to policy classes.
 """
+from .async_kernel_ucb import AsyncKernelUCB
 from .dis_kernel_ucb import ApproxDisKernelUCB, DisKernelUCB
 from .duets import DUETS
 from .kernel_ucb import KernelUCBAgent, NKernelUCB, OneKernelUCB
@@ -13,6 +14,7 @@ ALGORITHMS = {
     "ApproxDisKernelUCB": ApproxDisKernelUCB,
     "N-KernelUCB": NKernelUCB,
     "OneKernelUCB": OneKernelUCB,
+    "AsyncKernelUCB": AsyncKernelUCB,
     "N-LinUCB": NLinUCB,
     "DisLinUCB": DisLinUCB,
     "FedLinUCB": FedLinUCB,

@@ -105,6 +105,7 @@ __all__ = [
     "communication_bound",
     "exchange_scalars",
     "dict_size_curve",
+    "chol_update_rank_k",
 ]
 
 BASES = ("chol", "eig")
@@ -216,6 +217,36 @@ def approx_posterior(Z: np.ndarray, kdiag: np.ndarray, C: np.ndarray, theta: np.
     V = solve_lower(C, Z.T)
     s2 = np.maximum((kdiag - np.einsum("ij,ij->i", Z, Z)) / lam, 0.0) + np.einsum("ij,ij->j", V, V)
     return (Z @ theta if theta is not None else None), s2
+
+
+def chol_update_rank_k(C: np.ndarray, W: np.ndarray, block: int = 32, overwrite: bool = False) -> np.ndarray:
+    """Lower Cholesky factor of ``C Cᵀ + W Wᵀ`` (C: m × m lower, W: m × n), blocked, O(m² · block).
+
+    Column block ``j``: with ``Q`` orthogonal from the QR of ``[C_jjᵀ; W_jᵀ]``,
+    ``[C_jj W_j] Q = [C'_jj 0]`` and ``[C_{>j,j} W_{>j}] Q = [C'_{>j,j} W'_{>j}]``, after which the
+    trailing problem is ``C_{>j,>j} C_{>j,>j}ᵀ + W'W'ᵀ`` (orthogonal transformations only: backward
+    stable). Used for the server's ``Ã_k + λI = [[Ã_{k−1} + λI, 0], [0, λI]] + Z_ΔᵀZ_Δ`` instead of
+    an O(m³) refactorisation. (A candidate for :mod:`bandits.linalg`.)
+    """
+    C = C if overwrite else np.array(C, dtype=float, copy=True)
+    W = np.asarray(W, dtype=float)
+    m, n = W.shape
+    if m == 0 or n == 0:
+        return C
+    W = W.copy()
+    for j0 in range(0, m, block):
+        j1 = min(j0 + block, m)
+        b = j1 - j0
+        Q, R = np.linalg.qr(np.vstack([C[j0:j1, j0:j1].T, W[j0:j1].T]), mode="complete")
+        s = np.sign(np.diag(R))
+        s[s == 0] = 1.0
+        Q[:, :b] *= s
+        C[j0:j1, j0:j1] = (R[:b] * s[:, None]).T
+        if j1 < m:
+            X = np.hstack([C[j1:, j0:j1], W[j1:]]) @ Q
+            C[j1:, j0:j1] = X[:, :b]
+            W[j1:] = X[:, b:]
+    return C
 
 
 # ------------------------------------------------------------------------------ theory helpers
@@ -333,6 +364,10 @@ class AsyncKernelUCB(Policy):
     """
 
     name = "AsyncKernelUCB"
+    #: the cached factor of Ã_k + λI is updated (rank |ΔD_k|) rather than refactorised when
+    #: m_k > chol_update_min_m and |ΔD_k| ≤ chol_update_max_rank (speed only; same numbers)
+    chol_update_min_m = 128
+    chol_update_max_rank = 64
 
     def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, kernel, lam=1.0, alpha=1.0,
                  D=1.0, q=1.0, tol=1e-10, max_dict=None, count_labels=False, symmetric_packing=False,
@@ -402,9 +437,19 @@ class AsyncKernelUCB(Policy):
         return approx_posterior(self._embed(model, X), kd, model.C, model.theta if mean else None,
                                 self.lam)
 
-    def _make_model(self) -> _Model:
+    def _make_model(self, prev: _Model | None = None, Z: np.ndarray | None = None) -> _Model:
+        """Cache ``C`` (``CCᵀ = Ã_k + λI``) and ``θ̃``. In the Cholesky basis ``Ã_k + λI`` is
+        ``[[Ã_{k−1} + λI, 0], [0, λI]] + ZᵀZ`` (``Z``: the new points' features), so ``C`` is a
+        rank-|ΔD_k| update of ``[[C_{k−1}, 0], [0, √λ I]]`` (O(m²) instead of O(m³))."""
         m = self.A.shape[0]
-        C = cholesky_jitter(self.A + self.lam * np.eye(m))
+        if (prev is not None and Z is not None and m > self.chol_update_min_m
+                and Z.shape[0] <= self.chol_update_max_rank):
+            C = np.zeros((m, m))
+            C[: prev.m, : prev.m] = prev.C
+            C[prev.m :, prev.m :] = np.sqrt(self.lam) * np.eye(m - prev.m)
+            C = chol_update_rank_k(C, Z.T, block=32, overwrite=True)
+        else:
+            C = cholesky_jitter(self.A + self.lam * np.eye(m))
         theta = chol_solve(C, self.b) if m else np.zeros(0)
         if self.basis == "eig":
             return _Model(self.k, m, C, theta, self.B_server, self.dic.points.copy())
@@ -477,7 +522,7 @@ class AsyncKernelUCB(Policy):
             A_i, b_i, frm = self.records[i]
             A_i, b_i = merge_statistics(A_i, b_i, A_new, b_new, self._transform_matrix(frm))
         self.k += 1
-        model = self._make_model()
+        model = self._make_model(old, Z) if self.basis == "chol" else self._make_model()
         if self.keep_client_records:
             self.records[i] = (A_i, b_i, model)
         # ledger: (a) down, (d) up, (f) down

@@ -175,7 +175,7 @@ class ApproxDisKernelUCB(Policy):
         self.mu = [np.zeros(X.shape[0]) for _ in range(self.N)]
 
     def _s2_ctx(self, Z, kd, Ainv):
-        q = np.einsum("ij,jk,ik->i", Z, Ainv, Z) if Z.shape[1] else np.zeros(len(kd))
+        q = np.sum((Z @ Ainv) * Z, axis=1) if Z.shape[1] else np.zeros(len(kd))
         return np.maximum((kd - np.einsum("ij,ij->i", Z, Z)) / self.lam, 0.0) + np.maximum(q, 0.0)
 
     def _scores(self, n, arms, k):
