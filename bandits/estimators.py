@@ -360,3 +360,95 @@ class LinearRidge:
     def predict(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         X = np.atleast_2d(X)
         return X @ self.theta, np.einsum("ij,jk,ik->i", X, self.Ainv, X)
+
+
+def resolve_device(device: str = "auto") -> str:
+    """``"cpu"`` (numpy), ``"torch-cpu"``, ``"cuda"``; ``"auto"`` picks ``"cuda"`` when torch sees a
+    GPU and ``"cpu"`` otherwise. Experiments resolve the device before building run configs, so it
+    is part of the cache key."""
+    if device not in ("auto", "cpu", "torch-cpu", "cuda"):
+        raise ValueError(f"device must be one of auto, cpu, torch-cpu, cuda; got {device!r}")
+    if device != "auto":
+        return device
+    try:
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    except ImportError:  # pragma: no cover
+        return "cpu"
+
+
+class TorchExactGP(ExactGP):
+    """:class:`ExactGP` with the factor and the O(n²q) triangular solves in torch (float64), on the
+    GPU when ``device="cuda"``. Kernel columns are computed in numpy and moved; the posterior is the
+    same as :class:`ExactGP`'s to round-off (tested on the CPU)."""
+
+    def __init__(self, kernel: Kernel, lam: float, dim: int, capacity: int = 64, device: str = "cuda"):
+        import torch
+
+        super().__init__(kernel, lam, dim, capacity)
+        self._torch = torch
+        self._dev = torch.device("cuda" if device == "cuda" else "cpu")
+        self._Lt = torch.zeros((capacity, capacity), dtype=torch.float64, device=self._dev)
+        self._alpha_t = torch.zeros(capacity, dtype=torch.float64, device=self._dev)
+
+    def _grow(self, need: int) -> None:
+        cap = self._Lt.shape[0]
+        super()._grow(need)
+        if need > cap:
+            new = self._L.shape[0]
+            L = self._torch.zeros((new, new), dtype=self._torch.float64, device=self._dev)
+            L[:cap, :cap] = self._Lt
+            self._Lt = L
+            a = self._torch.zeros(new, dtype=self._torch.float64, device=self._dev)
+            a[:cap] = self._alpha_t
+            self._alpha_t = a
+
+    def _solve(self, B):
+        torch = self._torch
+        n = self._n
+        Bt = torch.as_tensor(np.ascontiguousarray(B), dtype=torch.float64, device=self._dev)
+        if Bt.ndim == 1:
+            Bt = Bt[:, None]
+        return torch.linalg.solve_triangular(self._Lt[:n, :n], Bt, upper=False)
+
+    def add(self, X: np.ndarray, y: np.ndarray) -> None:
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        y = np.atleast_1d(np.asarray(y, dtype=float))
+        self._grow(self._n + X.shape[0])
+        kd = self.kernel.diag(X)
+        for i in range(X.shape[0]):
+            n = self._n
+            x = X[i : i + 1]
+            if n:
+                l_t = self._solve(self.kernel(self.X, x)[:, 0])[:, 0]
+                ll = float(l_t @ l_t)
+                la = float(l_t @ self._alpha_t[:n])
+            else:
+                l_t, ll, la = None, 0.0, 0.0
+            r = np.sqrt(max(kd[i] + self.lam - ll, self.lam * 1e-12))
+            if n:
+                self._Lt[n, :n] = l_t
+            self._Lt[n, n] = r
+            self._alpha_t[n] = (y[i] - la) / r
+            self._X[n] = x[0]
+            self._y[n] = y[i]
+            self._n = n + 1
+
+    @property
+    def L(self) -> np.ndarray:
+        return self._Lt[: self._n, : self._n].cpu().numpy()
+
+    @property
+    def alpha(self) -> np.ndarray:
+        return self._alpha_t[: self._n].cpu().numpy()
+
+    def predict(self, Xq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        Xq = np.atleast_2d(Xq)
+        kd = self.kernel.diag(Xq)
+        if self.n == 0:
+            return np.zeros(Xq.shape[0]), kd.copy()
+        V = self._solve(self.kernel(self.X, Xq))
+        mu = (V.T @ self._alpha_t[: self._n]).cpu().numpy()
+        var = np.maximum(kd - (V * V).sum(0).cpu().numpy(), 0.0)
+        return mu, var

@@ -457,3 +457,21 @@ def test_linear_ridge_equals_exact_gp_with_linear_kernel():
     mu, var = gp.predict(Xq)
     np.testing.assert_allclose(mean, mu, **TOL)
     np.testing.assert_allclose(lam * w2, var, **TOL)
+
+
+def test_torch_exact_gp_matches_numpy_on_cpu():
+    pytest.importorskip("torch")
+    from bandits.estimators import ExactGP, TorchExactGP, resolve_device
+    rng = np.random.default_rng(0)
+    k = RBF(lengthscale=0.7)
+    X, y, Xq = rng.normal(size=(90, 3)), rng.normal(size=90), rng.normal(size=(15, 3))
+    a, b = ExactGP(k, 0.3, 3, capacity=8), TorchExactGP(k, 0.3, 3, capacity=8, device="torch-cpu")
+    a.add(X[:50], y[:50]); b.add(X[:50], y[:50])
+    for i in range(50, 90):
+        a.add(X[i], y[i]); b.add(X[i], y[i])
+    for u, v in zip(a.predict(Xq), b.predict(Xq)):
+        np.testing.assert_allclose(u, v, atol=1e-10)
+    np.testing.assert_allclose(a.L, b.L, atol=1e-10)
+    assert resolve_device("cpu") == "cpu" and resolve_device("auto") in ("cpu", "cuda")
+    with pytest.raises(ValueError, match="device"):
+        resolve_device("tpu")

@@ -14,7 +14,8 @@ q̄ = q, the DisLinUCB-style trigger (t − t_last)·Σ log(1 + σ̃²) > D_sync
 D_sync = T/(N d log T) (the Async spec's reconstruction; the DUETS figure uses its variance-sum
 trigger); OneKernelUCB broadcasts each new point to every client ((d+1)·N scalars per step);
 selection of (γ, α) per (algorithm, environment) by the smallest mean final regret, on tuning runs
-with their own seeds in full mode. MovieLens is ml-latest-small, not ML-25M.
+with their own seeds in full mode. MovieLens is ml-latest-small, not ML-25M. ``device="auto"``
+runs OneKernelUCB's O(t²K) solves in torch on a GPU when one is present (numpy otherwise).
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ ENV_DIM = {"f1": 20, "f2": 20, "magic": 10, "mushroom": 117, "movielens": 20, "y
 
 _FULL = dict(T=10000, N=100, n_runs=10, gammas=[0.1, 1.0, 4.0], alphas=[0.1, 1.0, 4.0], tune_T=2000,
              tune_runs=2, envs=list(ENVS), methods=list(METHODS), lam=1.0, D=1.0, q=1.0, noise_std=0.1,
-             K=20, approx_c=1.0)
+             K=20, approx_c=1.0, device="auto")
 _QUICK = dict(_FULL, T=1000, N=20, n_runs=2, gammas=[1.0], alphas=[1.0], tune_T=None, tune_runs=0)
 
 
@@ -58,6 +59,10 @@ def async_params(mode: str = "quick", **overrides) -> dict:
     for k in ("lam", "D", "q", "approx_c"):
         check_number(k, p[k])
     check_number("noise_std", p["noise_std"], positive=False)
+    check_choice("device", p["device"], ("auto", "cpu", "torch-cpu", "cuda"))
+    from ..estimators import resolve_device
+
+    p["device"] = resolve_device(p["device"])  # resolved here, so it is part of every run's cache key
     check_subset("envs", p["envs"], ENVS)
     check_subset("methods", p["methods"], METHODS)
     for k in ("gammas", "alphas"):
@@ -85,7 +90,8 @@ def method_config(method: str, p: dict, gamma: float, alpha: float, env: str, T:
         return "ApproxDisKernelUCB", {"kernel": kernel, "lam": lam, "beta": alpha, "D": D, "qbar": p["q"],
                                       "trigger": "dislinucb_logdet"}
     if method == "OneKernelUCB":
-        return "OneKernelUCB", {"kernel": kernel, "lam": lam, "beta": alpha, "variance_scale": "ridge"}
+        return "OneKernelUCB", {"kernel": kernel, "lam": lam, "beta": alpha, "variance_scale": "ridge",
+                                "device": p["device"]}
     if method == "NKernelUCB":
         return "N-KernelUCB", {"kernel": kernel, "lam": lam, "beta": alpha, "variance_scale": "ridge"}
     if method == "FedGLB-UCB":
