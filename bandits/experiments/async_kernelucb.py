@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import sweep
-from .common import Claim, ParameterError, check_choice, check_int, check_number, check_subset, fmt
+from .common import Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt
 
 __all__ = ["ENVS", "METHODS", "async_params", "fig2_tasks", "run_fig2", "fig2_claims", "plot_fig2",
            "plot_tradeoff"]
@@ -45,12 +45,7 @@ _QUICK = dict(_FULL, T=1000, N=20, n_runs=2, gammas=[1.0], alphas=[1.0], tune_T=
 
 
 def async_params(mode: str = "quick", **overrides) -> dict:
-    check_choice("mode", mode, ("quick", "full"))
-    p = dict(_FULL if mode == "full" else _QUICK)
-    unknown = set(overrides) - set(p)
-    if unknown:
-        raise ParameterError(f"unknown Async-KernelUCB parameters {sorted(unknown)}; allowed: {sorted(p)}")
-    p.update({k: v for k, v in overrides.items() if v is not None})
+    p = mode_params(mode, _FULL, _QUICK, overrides, "Async-KernelUCB")
     for k in ("T", "N", "n_runs", "K"):
         check_int(k, p[k], 1)
     check_int("tune_runs", p["tune_runs"], 0)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..runner import BACKENDS, provenance
 
-__all__ = ["MODES", "ParameterError", "validate_common", "check_choice", "check_int",
+__all__ = ["MODES", "ParameterError", "mode_params", "validate_common", "check_choice", "check_int",
            "check_number", "Claim", "claims_table", "write_claims", "write_provenance",
            "fmt", "loglog_slope", "default_cache_dir"]
 
@@ -26,6 +26,18 @@ MODES = ("quick", "full")
 
 class ParameterError(ValueError):
     """A notebook/experiment parameter is invalid; the message names it and what is allowed."""
+
+
+def mode_params(mode: str, full: dict, quick: dict, overrides: dict, what: str) -> dict:
+    """The parameters of ``mode`` ("quick" or "full") with ``overrides`` (``None`` = keep) applied;
+    an unknown override raises, naming it and the allowed names."""
+    check_choice("mode", mode, MODES)
+    p = dict(full if mode == "full" else quick)
+    unknown = set(overrides) - set(p)
+    if unknown:
+        raise ParameterError(f"unknown {what} parameters {sorted(unknown)}; allowed: {sorted(p)}")
+    p.update({k: v for k, v in overrides.items() if v is not None})
+    return p
 
 
 def check_choice(name: str, value, allowed) -> None:

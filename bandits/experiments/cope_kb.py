@@ -21,7 +21,7 @@ import numpy as np
 
 from ..envs.cope import balanced_groups, cope_instance
 from ..runner import sweep
-from .common import Claim, ParameterError, check_choice, check_int, check_number, check_subset, fmt, loglog_slope
+from .common import Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt, loglog_slope
 
 __all__ = ["FC_METHODS", "FB_METHODS", "cope_params", "fc_tasks", "fb_tasks", "run_fc", "run_fb",
            "fc_claims", "fb_claims", "theta_norms"]
@@ -43,12 +43,7 @@ _QUICK = dict(_FULL, deltas=[0.1, 0.2, 0.4, 0.8], fc_runs=10, alba_runs=3,
 
 
 def cope_params(mode: str = "quick", **overrides) -> dict:
-    check_choice("mode", mode, ("quick", "full"))
-    p = dict(_FULL if mode == "full" else _QUICK)
-    unknown = set(overrides) - set(p)
-    if unknown:
-        raise ParameterError(f"unknown CoPE-KB parameters {sorted(unknown)}; allowed: {sorted(p)}")
-    p.update({k: v for k, v in overrides.items() if v is not None})
+    p = mode_params(mode, _FULL, _QUICK, overrides, "CoPE-KB")
     check_int("V", p["V"], 2)
     check_int("fc_runs", p["fc_runs"], 1)
     check_int("fb_runs", p["fb_runs"], 1)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..envs import FUNCTIONS, make_env
 from ..runner import sweep
-from .common import (Claim, ParameterError, check_choice, check_int, check_number, check_subset,
+from .common import (Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset,
                      fmt)
 
 __all__ = ["FIG1_FUNCTIONS", "BASE_METHODS", "VARIANTS", "fig1_params", "validate_fig1",
@@ -47,12 +47,7 @@ _QUICK = dict(_FULL, M=500, n_runs=3)
 
 def fig1_params(mode: str = "quick", **overrides) -> dict:
     """The Figure-1 parameters of ``mode`` ("quick" or "full"), with overrides applied."""
-    check_choice("mode", mode, ("quick", "full"))
-    p = dict(_FULL if mode == "full" else _QUICK)
-    unknown = set(overrides) - set(p)
-    if unknown:
-        raise ParameterError(f"unknown Figure-1 parameters {sorted(unknown)}; allowed: {sorted(p)}")
-    p.update({k: v for k, v in overrides.items() if v is not None})
+    p = mode_params(mode, _FULL, _QUICK, overrides, "Figure-1")
     validate_fig1(p)
     return p
 
