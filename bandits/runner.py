@@ -77,10 +77,13 @@ def code_fingerprint() -> str:
     return _FINGERPRINT
 
 
-def run_key(config: dict, seed: int, rep: int) -> str:
-    """Cache key: hash of (config, seed, rep, package version, source fingerprint)."""
-    payload = _canonical({"config": config, "seed": int(seed), "rep": int(rep), "version": __version__,
-                          "code": code_fingerprint()})
+def run_key(config: dict, seed: int, rep: int, fn=None) -> str:
+    """Cache key: hash of (config, seed, rep, package version, source fingerprint[, cell function])."""
+    body = {"config": config, "seed": int(seed), "rep": int(rep), "version": __version__,
+            "code": code_fingerprint()}
+    if fn is not None and fn is not run_cell:
+        body["fn"] = f"{fn.__module__}.{fn.__qualname__}"
+    payload = _canonical(body)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
@@ -189,12 +192,12 @@ class Cache:
             raise
 
 
-def _worker(config, seed, rep, cache_dir):
+def _worker(config, seed, rep, cache_dir, fn=None):
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):
-        result = run_cell(config, seed, rep)
-    Cache(cache_dir).save(run_key(config, seed, rep), result)
+        result = (fn or run_cell)(config, seed, rep)
+    Cache(cache_dir).save(run_key(config, seed, rep, fn), result)
     return result
 
 
@@ -214,15 +217,17 @@ class SweepStats:
 
 def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: str = "loky",
           cache_dir: str | os.PathLike | None = None, progress: bool = True,
-          desc: str = "runs") -> tuple[list[dict], SweepStats]:
+          desc: str = "runs", fn=None) -> tuple[list[dict], SweepStats]:
     """Run ``tasks`` (a list of ``(config, rep)``) and return their results in order.
 
     Cached runs are loaded; the others are computed with joblib (or in-process for
-    ``backend="serial"`` / ``n_jobs=1``) and cached as they finish.
+    ``backend="serial"`` / ``n_jobs=1``) and cached as they finish. ``fn`` replaces
+    :func:`run_cell` by another pure, module-level ``(config, seed, rep) -> {"arrays", "meta"}``
+    function (its name enters the cache key).
     """
     validate_backend(backend, n_jobs)
     cache = Cache(cache_dir)
-    keys = [run_key(c, seed, r) for c, r in tasks]
+    keys = [run_key(c, seed, r, fn) for c, r in tasks]
     results: list[dict | None] = [cache.load(k) for k in keys]
     todo = [i for i, r in enumerate(results) if r is None]
     stats = SweepStats(total=len(tasks), cached=len(tasks) - len(todo), computed=len(todo))
@@ -233,7 +238,7 @@ def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: st
         cdir = str(cache.dir) if cache.dir is not None else None
         if backend == "serial" or n_jobs == 1:
             for i in todo:
-                results[i] = _worker(tasks[i][0], seed, tasks[i][1], cdir)
+                results[i] = _worker(tasks[i][0], seed, tasks[i][1], cdir, fn)
                 bar.update()
         else:
             from joblib import Parallel, delayed, parallel_config
@@ -247,7 +252,7 @@ def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: st
             try:
                 with parallel_config(**ctx):
                     gen = Parallel(n_jobs=n_jobs, return_as="generator")(
-                        delayed(_worker)(tasks[i][0], seed, tasks[i][1], cdir) for i in todo)
+                        delayed(_worker)(tasks[i][0], seed, tasks[i][1], cdir, fn) for i in todo)
                     for i, res in zip(todo, gen):
                         results[i] = res
                         bar.update()
