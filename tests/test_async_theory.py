@@ -1,0 +1,181 @@
+"""Async-KernelUCB theory checks (C1, C4–C7): tiny runs, tables, claims, helpers, validation."""
+import math
+
+import numpy as np
+import pytest
+
+from bandits.algorithms.async_kernel_ucb import effective_dimension
+from bandits.estimators import information_gain
+from bandits.experiments import async_theory as at
+from bandits.experiments.common import Claim, ParameterError
+from bandits.kernels import make_kernel
+
+TINY = dict(N=5, T=200, n_runs=1, c1_q=[0.5, 2.0], c1_D=[1.0], c4_D=[at.INV_N2, 1.0, 10.0], c5_q=[1.0],
+            c5_D=[0.3, 3.0], c5_approx_c=[1.0], references=False, c6_N=[2, 4], c6_T=100, c6_D=[at.INV_N2],
+            c7_T=[50, 100], c7_D=[at.INV_N2])
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    p = at.theory_params("quick", **TINY)
+    return at.run_theory(p, seed=0, n_jobs=1, backend="serial", progress=False)
+
+
+def test_tables_have_the_expected_columns(tiny):
+    need = {
+        "c1": {"q", "D", "rep", "dict_size", "size_bound", "gamma_hat", "d_eff", "expected_size", "S_over_deff",
+               "B", "R_T", "C_T"},
+        "c1_curves": {"q", "D", "rep", "t", "dict_size"},
+        "c4": {"D", "D_label", "rep", "B", "B_bound", "max_per_epoch", "epoch_bound", "n_epochs", "C_T", "C_bound",
+               "gamma_hat"},
+        "c4_epochs": {"D", "rep", "epoch", "count", "bound"},
+        "c5": {"method", "q", "D", "c", "rep", "R_T", "C_T", "B", "dict_size"},
+        "c6": {"N", "D", "D_label", "rep", "B", "C_T", "R_T"},
+        "c7": {"method", "T", "D_label", "rep", "R_T"},
+    }
+    frames = tiny.frames()
+    for name, cols in need.items():
+        assert name in frames, name
+        assert cols <= set(frames[name].columns), (name, cols - set(frames[name].columns))
+        assert len(frames[name]) > 0
+    assert len(tiny.c1) == 2 and len(tiny.c4) == 3
+    assert set(tiny.c5.method) == {at.ASYNC, at.APPROX}
+    assert set(tiny.c7.method) == {at.ASYNC, at.NK}
+    # D = 1/N² is resolved per N; every step then triggers an exchange with the prior σ̃² = 1 > D
+    c4 = tiny.c4.set_index("D_label")
+    assert c4.loc[at.INV_N2, "D"] == pytest.approx(1 / 25)
+    assert c4.loc[at.INV_N2, "n_uploaded"] == 200
+    assert (tiny.c4.n_uploaded <= 200).all()
+    assert (tiny.c1.dict_size <= tiny.c1.n_uploaded).all()
+
+
+def test_claims_ids_and_types(tiny):
+    claims = at.theory_claims(tiny)
+    ids = [c.id for c in claims]
+    for cid in ("C1-size-bound", "C1-grows-with-q", "C1-expectation", "C4-B-decreasing", "C4-B-bound",
+                "C4-epoch-bound", "C4-comm-decreasing", "C4-comm-bound", "C5-tradeoff", "C6-B-slope",
+                "C6-regret-flat", "C7-sublinear", "C7-vs-NKernelUCB"):
+        assert cid in ids
+    for c in claims:
+        assert isinstance(c, Claim)
+        assert isinstance(c.passed, bool)
+        assert isinstance(c.value, str) and c.value
+
+
+def test_plots_return_figures(tiny):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for f in (at.plot_c1, at.plot_c4, at.plot_c5, at.plot_scaling):
+        fig = f(tiny)
+        assert hasattr(fig, "savefig")
+        plt.close(fig)
+
+
+def test_check_functions_and_cache_agree(tmp_path):
+    p = at.theory_params("quick", **dict(TINY, T=120, c4_D=[1.0], c1_q=[1.0]))
+    a = at.c4_communications(p, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    b = at.c4_communications(p, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)  # from cache
+    assert list(a.columns) == list(b.columns)
+    np.testing.assert_allclose(a[["B", "R_T", "C_T", "gamma_hat", "d_eff"]].values,
+                               b[["B", "R_T", "C_T", "gamma_hat", "d_eff"]].values)
+    c1 = at.c1_dictionary(p, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    assert list(c1.q) == [1.0]
+    # the same run (same config, seed, rep) gives the same numbers from either check
+    assert c1.B.iloc[0] == a.B.iloc[0] and c1.R_T.iloc[0] == a.R_T.iloc[0]
+
+
+def test_upload_order_by_hand():
+    # steps 0..6, clients 0,1,0,0,1,0,1; exchanges: client 0 at t=2, client 1 at t=4, client 0 at t=5
+    clients = np.array([0, 1, 0, 0, 1, 0, 1])
+    steps = np.arange(7)
+    order, n_k = at.upload_order(clients, steps, [2, 4, 5], [0, 1, 0])
+    assert order.tolist() == [0, 2, 1, 4, 3, 5]
+    assert n_k.tolist() == [2, 4, 6]
+
+
+def test_uploaded_statistics_match_the_helpers():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)) * 0.5
+    k = make_kernel({"name": "rbf", "gamma": 1.0})
+    lam = 0.7
+    st = at.uploaded_statistics(k, X, np.array([10, 35, 60]), lam)
+    K = k(X)
+    assert st["gamma_hat"] == pytest.approx(information_gain(K, lam), rel=1e-10)
+    assert st["d_eff"] == pytest.approx(effective_dimension(K, lam), rel=1e-9)
+    for n, ld in zip((10, 35, 60), st["logdet_k"]):
+        assert ld == pytest.approx(2 * information_gain(K[:n, :n], lam), rel=1e-10)
+    # epochs: exchange k lies in epoch floor(log2 det) of the data *before* it
+    ep = at.det_epochs(np.array([0.5, 1.0, 2.0, 2.1]))
+    assert ep.tolist() == [0, 0, 1, 2]
+
+
+def test_theory_env_is_seeded_and_in_the_unit_ball():
+    spec = {"name": "f1", "d": 5, "K": 20, "noise_std": 0.1}
+    e1, e2, e3 = at.make_theory_env(spec, 0), at.make_theory_env(spec, 0), at.make_theory_env(spec, 1)
+    assert e1.dim == 5
+    np.testing.assert_array_equal(e1.info["theta"], e2.info["theta"])
+    assert not np.allclose(e1.info["theta"], e3.info["theta"])
+    agents, arms, means = e1.round(0, 4, np.random.default_rng(0))
+    X = arms.for_agent(0)
+    assert X.shape == (20, 5) and np.all(np.linalg.norm(X, axis=1) <= 1 + 1e-12)
+    np.testing.assert_allclose(means[0], np.cos(3 * X @ e1.info["theta"]))
+
+
+def test_resolve_D():
+    assert at.resolve_D(at.INV_N2, 20) == pytest.approx(1 / 400)
+    assert at.resolve_D(3, 20) == 3.0
+
+
+def test_c5_matching_rule():
+    import pandas as pd
+
+    rows = [
+        {"method": at.APPROX, "q": 1.0, "D": 5.0, "D_label": "", "c": 1.0, "rep": 0, "R_T": 100.0, "C_T": 1e6,
+         "B": 10, "dict_size": 50},
+        {"method": at.ASYNC, "q": 1.0, "D": 1.0, "D_label": "1", "c": np.nan, "rep": 0, "R_T": 115.0, "C_T": 2e5,
+         "B": 10, "dict_size": 50},
+        {"method": at.ASYNC, "q": 1.0, "D": 10.0, "D_label": "10", "c": np.nan, "rep": 0, "R_T": 130.0, "C_T": 1e4,
+         "B": 10, "dict_size": 50},
+    ]
+    m = at.c5_matches(pd.DataFrame(rows))
+    assert len(m) == 1 and m.async_D.iloc[0] == 1.0  # D=10 is cheaper but not within 1.2 × regret
+    assert m.ratio.iloc[0] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("override, name", [
+    ({"N": 0}, "N"),
+    ({"T": 1.5}, "T"),
+    ({"n_runs": 0}, "n_runs"),
+    ({"lam": -1.0}, "lam"),
+    ({"gamma_k": 0}, "gamma_k"),
+    ({"alpha": -0.1}, "alpha"),
+    ({"eps": 1.0}, "eps"),
+    ({"function": "f3"}, "function"),
+    ({"checks": ["C2"]}, "checks"),
+    ({"c1_q": []}, "c1_q"),
+    ({"c1_q": [0.0]}, "c1_q"),
+    ({"c4_D": [0.1, "1/N"]}, "c4_D"),
+    ({"c5_approx_c": "1"}, "c5_approx_c"),
+    ({"c6_N": [2.5]}, "c6_N"),
+    ({"c7_T": [1]}, "c7_T"),
+    ({"references": "yes"}, "references"),
+])
+def test_parameter_errors_name_the_parameter(override, name):
+    with pytest.raises(ParameterError, match=f"'{name}'"):
+        at.theory_params("quick", **override)
+
+
+def test_unknown_mode_and_parameter():
+    with pytest.raises(ParameterError, match="'mode'"):
+        at.theory_params("fast")
+    with pytest.raises(ParameterError, match="bogus"):
+        at.theory_params("quick", bogus=1)
+
+
+def test_modes_differ_and_defaults_validate():
+    q, f = at.theory_params("quick"), at.theory_params("full")
+    assert q["T"] <= f["T"] and q["n_runs"] <= f["n_runs"]
+    assert math.isclose(at.resolve_D(f["c4_D"][0], f["N"]), 1 / f["N"] ** 2)
