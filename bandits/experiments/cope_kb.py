@@ -335,6 +335,12 @@ def theory_claims(c1, c2, fc, fb, p, tp) -> list[Claim]:
     claims.append(Claim("C3-rounds", "O(log Δ_min⁻¹) communication rounds, at most ⌈log2(2/Δ_min)⌉ + 1  (Theorem 1)",
                         "every CoKernelFC / IndAlloc run of Figure 2", f"max rounds {int(co.rounds.max())}; "
                         f"max excess over the bound {int((co.rounds - bound).max())}", ok_rounds))
+    ck = fc[fc.method == "CoKernelFC"]
+    err = float(1.0 - ck.all_correct.astype(bool).mean())
+    claims.append(Claim("C5-delta-correct", "with probability at least 1 − δ, CoKernelFC returns the best arm of "
+                        "every agent  (Theorem 1)",
+                        f"share of CoKernelFC runs of Figure 2 with some agent wrong <= δ = {p['delta']}",
+                        f"{int(round(err * len(ck)))} wrong of {len(ck)} runs", err <= p["delta"]))
     n = 6
     exact = bool(np.all(co.comm_scalars == co.rounds * 2 * n * p["V"]))
     claims.append(Claim("C4-messages", "each agent sends O(n) numbers per round  (communication model, §3)",
