@@ -3,7 +3,8 @@
 A run is a pure function of ``(config, seed, rep)``:
 
 * ``config`` is a JSON-able dict: ``{"loop": "regret", "env": {...}, "env_seed": int,
-  "algorithm": name, "params": {...}, "N": agents, "T": horizon}``;
+  "algorithm": name, "params": {...}, "N": agents, "T": horizon}``, or for pure exploration
+  ``{"loop": "pure_exploration", "instance": {...}, "algorithm": name, "params": {...}}``;
 * the run's randomness is ``SeedSequence(seed, spawn_key=(rep,))`` (the ``rep``-th child of
   the master seed), split into an environment stream (arm sets, client schedule, noise) and
   the algorithm's seed. The environment stream does not depend on the algorithm, so every
@@ -11,7 +12,7 @@ A run is a pure function of ``(config, seed, rep)``:
 
 :func:`sweep` maps runs over a joblib backend (``serial``, ``loky``, ``threading`` or
 ``dask``), with a tqdm bar and an on-disk cache keyed by ``sha256(config, seed, rep, package
-version)``: each finished run is written atomically by the worker that computed it, so an
+version, source fingerprint)`` (a code change invalidates cached runs): each finished run is written atomically by the worker that computed it, so an
 interrupted sweep loses no finished run and a re-run recomputes only what is missing. A cache
 file that cannot be read (truncated, corrupt) is reported and recomputed. Workers run with one
 BLAS thread each, so the results do not depend on ``n_jobs``.
