@@ -361,20 +361,22 @@ fig = ex.plot_fig3(fb, params)
 save_figure(fig, out_dir, "fig3")
 fb.assign(err=~fb.all_correct.astype(bool)).pivot_table(index=["rank", "T"], columns="method", values="err").round(3)
 """),
-    md("## Theorem checks: speedup vs similarity (C1), vs the number of agents (C2)"),
+    md("## Theorem checks: speedup vs similarity (C1), vs the number of agents (C2), the regulariser ξ (C6)"),
     code("""
 c1 = ex.run_c1(params, tparams, **kw)
 c2 = ex.run_c2(params, tparams, **kw)
+c6 = ex.run_c6(params, tparams, **kw)
 fig = ex.plot_c1(c1, params)
 save_figure(fig, out_dir, "c1_speedup_vs_similarity")
 results = pd.concat([fc.assign(part="fig2"), fc_other.assign(part=f"fig2_{other}"), fb.assign(part="fig3"),
-                     c1.assign(part="C1"), c2.assign(part="C2")], ignore_index=True)
+                     c1.assign(part="C1"), c2.assign(part="C2"), c6.assign(part="C6")], ignore_index=True)
 results.to_csv(out_dir / "results.csv", index=False)
-c2.groupby(["case", "V"])["S"].mean().unstack("case").round(0)
+display(c2.groupby(["case", "V"])["S"].mean().unstack("case").round(0))
+c6.groupby("xi").agg(S=("S", "mean"), error=("all_correct", lambda x: 1 - x.astype(bool).mean()), rounds=("rounds", "mean"))
 """),
     code("""
 # NBVAL_CHECK_OUTPUT
-claims = ex.fc_claims(fc, params) + ex.fb_claims(fb, params) + ex.theory_claims(c1, c2, fc, fb, params, tparams)
+claims = ex.fc_claims(fc, params) + ex.fb_claims(fb, params) + ex.theory_claims(c1, c2, fc, fb, params, tparams, c6)
 write_claims(claims, out_dir, {"paper": "CoPE-KB", "figures": "1-3 and theorem checks", "mode": mode})
 write_provenance(dict(params, theory=tparams), seed, out_dir, {"notebook": "cope_kb.ipynb", "mode": mode,
                  "n_jobs": n_jobs, "backend": backend})
