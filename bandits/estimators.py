@@ -175,14 +175,20 @@ class ExactGP:
         for i in range(X.shape[0]):
             n = self._n
             x = X[i : i + 1]
-            l = solve_lower(self.L, self.kernel(self.X, x)[:, 0]) if n else np.zeros(0)
+            l = self._solve_vec(self.kernel(self.X, x)[:, 0]) if n else np.zeros(0)
             r = np.sqrt(max(kd[i] + self.lam - l @ l, self.lam * 1e-12))
-            self._L[n, :n] = l
-            self._L[n, n] = r
-            self._alpha[n] = (y[i] - l @ self.alpha) / r
+            self._set_row(n, l, r, (y[i] - l @ self.alpha) / r)
             self._X[n] = x[0]
             self._y[n] = y[i]
             self._n = n + 1
+
+    def _solve_vec(self, b: np.ndarray) -> np.ndarray:
+        return solve_lower(self.L, b)
+
+    def _set_row(self, n: int, l: np.ndarray, r: float, alpha_n: float) -> None:
+        self._L[n, :n] = l
+        self._L[n, n] = r
+        self._alpha[n] = alpha_n
 
     def predict(self, Xq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Xq = np.atleast_2d(Xq)
@@ -412,28 +418,14 @@ class TorchExactGP(ExactGP):
             Bt = Bt[:, None]
         return torch.linalg.solve_triangular(self._Lt[:n, :n], Bt, upper=False)
 
-    def add(self, X: np.ndarray, y: np.ndarray) -> None:
-        X = np.atleast_2d(np.asarray(X, dtype=float))
-        y = np.atleast_1d(np.asarray(y, dtype=float))
-        self._grow(self._n + X.shape[0])
-        kd = self.kernel.diag(X)
-        for i in range(X.shape[0]):
-            n = self._n
-            x = X[i : i + 1]
-            if n:
-                l_t = self._solve(self.kernel(self.X, x)[:, 0])[:, 0]
-                ll = float(l_t @ l_t)
-                la = float(l_t @ self._alpha_t[:n])
-            else:
-                l_t, ll, la = None, 0.0, 0.0
-            r = np.sqrt(max(kd[i] + self.lam - ll, self.lam * 1e-12))
-            if n:
-                self._Lt[n, :n] = l_t
-            self._Lt[n, n] = r
-            self._alpha_t[n] = (y[i] - la) / r
-            self._X[n] = x[0]
-            self._y[n] = y[i]
-            self._n = n + 1
+    def _solve_vec(self, b: np.ndarray) -> np.ndarray:
+        return self._solve(b)[:, 0].cpu().numpy()
+
+    def _set_row(self, n: int, l: np.ndarray, r: float, alpha_n: float) -> None:
+        if n:
+            self._Lt[n, :n] = self._torch.as_tensor(l, dtype=self._torch.float64, device=self._dev)
+        self._Lt[n, n] = r
+        self._alpha_t[n] = alpha_n
 
     @property
     def L(self) -> np.ndarray:
