@@ -55,3 +55,15 @@ def test_dataset_environments(name, dim, monkeypatch):
     assert r[0] in (0.0, 1.0)
     if name in ("movielens", "yelp"):
         assert np.isclose(np.asarray(means).sum(), 1.0)  # exactly one positive arm
+
+
+def test_threshold_sensitivity_tiny(tmp_path):
+    p = ex.async_params("quick", envs=["f1"], T=80, N=3, n_runs=1, device="cpu",
+                        methods=["Async-KernelUCB", "Approx-DisKernelUCB"])
+    res = ex.run_fig2(p, seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    s = ex.run_D_sensitivity(res, Ds=(0.1, "1/N^2"), n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    methods = set(s.loc["f1"].index)
+    assert {"Async-KernelUCB (D=1)", "Async-KernelUCB (D=0.1)", "Async-KernelUCB (D=1/N^2)",
+            "Approx-DisKernelUCB"} <= methods
+    # a smaller threshold never communicates less
+    assert s.loc[("f1", "Async-KernelUCB (D=1/N^2)"), "C_T"] >= s.loc[("f1", "Async-KernelUCB (D=1)"), "C_T"]
