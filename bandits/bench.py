@@ -75,7 +75,7 @@ def bench_nystrom(T=2000, M=2000, seed=0):
     def step(t):
         _, arms, means = env.round(t, 1, rng_e)
         c = pol.select(t, agents, arms)
-        pol.update(t, agents, arms, c, means[c] + env.noise(rng_n, 1))
+        pol.update(t, agents, arms, c, env.rewards(means[c], rng_n))
     out = _per_round(step, T, {125, 250, 500, 1000, 2000})
     return out, pol.dict_sizes
 

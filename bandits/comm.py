@@ -20,7 +20,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Message", "CommLedger", "SERVER", "payload_size"]
+__all__ = ["Message", "CommLedger", "SERVER", "payload_size", "comm_curve", "CONVENTIONS"]
+
+CONVENTIONS = ("paper", "code_uplink", "total")
+
+
+def comm_curve(up: np.ndarray, down: np.ndarray, n_agents: int, convention: str = "paper") -> np.ndarray:
+    """Cumulative communication from per-step uplink/downlink totals, in a named unit:
+    ``"paper"`` (DUETS Eq. 2: (uplink + downlink) / N per agent), ``"code_uplink"`` (total uplink,
+    the DUETS code) or ``"total"`` (every scalar sent)."""
+    up, down = np.asarray(up, dtype=float), np.asarray(down, dtype=float)
+    if convention == "paper":
+        return np.cumsum(up + down) / n_agents
+    if convention == "code_uplink":
+        return np.cumsum(up)
+    if convention == "total":
+        return np.cumsum(up + down)
+    raise ValueError(f"unknown convention {convention!r}; allowed: {', '.join(CONVENTIONS)}")
 
 SERVER = -1
 
@@ -92,16 +108,7 @@ class CommLedger:
 
     def curve(self, convention: str = "paper") -> np.ndarray:
         """Cumulative communication vs time under a named convention (see module docstring)."""
-        up, down = self.per_step("up"), self.per_step("down")
-        if convention == "paper":
-            inc = (up + down) / self.n_agents
-        elif convention == "code_uplink":
-            inc = up
-        elif convention == "total":
-            inc = up + down
-        else:
-            raise ValueError(f"unknown convention {convention!r}; allowed: paper, code_uplink, total")
-        return np.cumsum(inc)
+        return comm_curve(self.per_step("up"), self.per_step("down"), self.n_agents, convention)
 
     def by_kind(self) -> dict[str, float]:
         out: dict[str, float] = {}

@@ -68,7 +68,6 @@ class CandidatePosterior:
         self._V = np.zeros((capacity, M))
         self._w = np.zeros(capacity)
         self._n = 0
-        self.ids: list[int] = []
 
     @property
     def n(self) -> int:
@@ -99,7 +98,6 @@ class CandidatePosterior:
         self.var -= row * row
         np.maximum(self.var, 0.0, out=self.var)
         self.logdet += np.log(r2 / self.lam)
-        self.ids.append(int(i))
         return s2
 
     def fork(self) -> "CandidatePosterior":
@@ -112,7 +110,6 @@ class CandidatePosterior:
         child._V = np.zeros((16, self.X.shape[0]))
         child._w = np.zeros(16)
         child._n = 0
-        child.ids = list(self.ids)
         return child
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .comm import CommLedger
+from .comm import CommLedger, comm_curve
 
 __all__ = ["Policy", "Trace", "run_regret", "PEPolicy", "PETrace", "run_pure_exploration"]
 
@@ -74,13 +74,7 @@ class Trace:
     wall_time: float = 0.0
 
     def comm_curve(self, convention: str = "paper") -> np.ndarray:
-        if convention == "paper":
-            return np.cumsum(self.comm_up + self.comm_down) / self.n_agents
-        if convention == "code_uplink":
-            return np.cumsum(self.comm_up)
-        if convention == "total":
-            return np.cumsum(self.comm_up + self.comm_down)
-        raise ValueError(f"unknown convention {convention!r}; allowed: paper, code_uplink, total")
+        return comm_curve(self.comm_up, self.comm_down, self.n_agents, convention)
 
 
 def run_regret(policy: Policy, env, horizon: int, n_agents: int,

@@ -115,7 +115,7 @@ Two choices of the authors' code differ from the paper and run here as named var
     code("""
 fig = ex.plot_variants(res)
 save_figure(fig, out_dir, "duets_variants")
-v = ex._at_selected(res)
+v = ex.at_selected(res)
 v[v.method.str.startswith("DUETS")].groupby(["function", "method"])[["beta", "R_T", "C_paper", "C_code"]].mean().round(1)
 """),
     md("## DUETS epochs: active set, inducing set, gap Δ_j, survival of the maximiser"),

@@ -349,6 +349,17 @@ class _CoKernelBase(PEPolicy):
 
 
 # ----------------------------------------------------------------------------- Algorithm 1
+def _averaged_local_allocation(self) -> tuple[np.ndarray, float]:
+    """IndAlloc (spec §2.3 reading A): the average of the active agents' local designs, and the
+    max within-agent norm ρ at that allocation (≥ ρ*_r)."""
+    active = [v for v, b in enumerate(self.B) if len(b) > 1]
+    lam = np.zeros(self.P)
+    for v in active:
+        lam += self.local_design(v, self.B[v])[0]
+    lam /= lam.sum()
+    return lam, self.max_norm(lam, self._active_groups())
+
+
 class CoKernelFC(_CoKernelBase):
     r"""CoKernelFC (Algorithm 1, fixed confidence; spec §2.2).
 
@@ -489,13 +500,7 @@ class CoKernelIndAlloc(CoKernelFC):
         super().__init__(instance, seed, ledger, **kwargs)
         self.reading = reading
 
-    def _allocation(self) -> tuple[np.ndarray, float]:
-        active = [v for v, b in enumerate(self.B) if len(b) > 1]
-        lam = np.zeros(self.P)
-        for v in active:
-            lam += self.local_design(v, self.B[v])[0]
-        lam /= lam.sum()
-        return lam, self.max_norm(lam, self._active_groups())
+    _allocation = _averaged_local_allocation
 
     def _counts(self):
         if self.reading == "A":
@@ -659,10 +664,4 @@ class CoKernelFBIndAlloc(CoKernelFB):
     name = "CoKernelFB-IndAlloc"
     _round_by_feature = False
 
-    def _allocation(self) -> tuple[np.ndarray, float]:
-        active = [v for v, b in enumerate(self.B) if len(b) > 1]
-        lam = np.zeros(self.P)
-        for v in active:
-            lam += self.local_design(v, self.B[v])[0]
-        lam /= lam.sum()
-        return lam, self.max_norm(lam, self._active_groups())
+    _allocation = _averaged_local_allocation

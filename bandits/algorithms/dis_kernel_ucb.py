@@ -158,8 +158,7 @@ class ApproxDisKernelUCB(Policy):
         self.dict_sizes: list[int] = []
         self.dic = NystromDictionary(self.kernel, dim)
         self.m = 0
-        self.Ainv_g = np.zeros((0, 0))  # synchronised model: (λI + Σ ZᵀZ)⁻¹, b
-        self.b_g = np.zeros(0)
+        self.Ainv_g = np.zeros((0, 0))  # synchronised model: (λI + Σ ZᵀZ)⁻¹
         self.Ainv = [np.zeros((0, 0)) for _ in range(n_agents)]
         self.b = [np.zeros(0) for _ in range(n_agents)]
         self.finite: bool | None = None
@@ -274,7 +273,7 @@ class ApproxDisKernelUCB(Policy):
             self.ledger.send(t, n, SERVER, "embedded_statistics", mat + m)
         self.ledger.broadcast(t, "global_statistics", mat + m)
         Ainv = np.linalg.inv(A)
-        self.Ainv_g, self.b_g = 0.5 * (Ainv + Ainv.T), b
+        self.Ainv_g = 0.5 * (Ainv + Ainv.T)
         for n in range(self.N):
             self.Ainv[n], self.b[n] = self.Ainv_g.copy(), b.copy()
         if self.finite:

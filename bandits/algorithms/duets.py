@@ -52,6 +52,7 @@ import numpy as np
 from ..comm import SERVER, CommLedger
 from ..estimators import NystromDictionary, collapsed_posterior, nystrom_posterior
 from ..kernels import make_kernel
+from ..linalg import chol_solve, cholesky_jitter
 from ..sim import Policy
 
 __all__ = ["DUETS", "epoch_lengths", "delta_prime", "beta_theory"]
@@ -185,8 +186,8 @@ class DUETS(Policy):
         # server: v̄ = (λI + G)⁻¹ Σ_n v^(n)  (Eq. 8), G over all of D_j
         G = Zu.T @ (counts[:, None] * Zu)
         m = G.shape[0]
-        Creg = np.linalg.cholesky(G + self.lam * np.eye(m))
-        vbar = np.linalg.solve(G + self.lam * np.eye(m), v.sum(axis=0))
+        Creg = cholesky_jitter(G + self.lam * np.eye(m))
+        vbar = chol_solve(Creg, v.sum(axis=0))
         self.ledger.broadcast(t, "vbar_sigma_max", s + 1)
         # everyone: μ̃ on the active set and the trim (Eq. 9 or a CODE variant)
         ZA = dic.features(self.X[A])

@@ -115,9 +115,6 @@ class FiniteDomainEnv:
     def rewards(self, chosen: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return draw_rewards(self.reward, chosen, self.noise_std, rng)
 
-    def noise(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        return self.noise_std * rng.standard_normal(n)
-
     def best_means(self, means: np.ndarray, n_active: int) -> np.ndarray:
         return np.full(n_active, self.fstar)
 
@@ -157,9 +154,6 @@ class ContextualEnv:
 
     def rewards(self, chosen: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return draw_rewards(self.reward, chosen, self.noise_std, rng)
-
-    def noise(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        return self.noise_std * rng.standard_normal(n)
 
     def best_means(self, means: np.ndarray, n_active: int) -> np.ndarray:
         return means.max(axis=-1)

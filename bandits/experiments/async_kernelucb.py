@@ -144,8 +144,7 @@ def _collect(tasks, labels, seed, n_jobs, backend, cache_dir, progress, desc, ev
         info = meta["info"]
         runs.append({**lab, "R_T": float(R[-1]), "C_T": float(C[-1]), "comm_rounds": meta["comm_rounds"],
                      "wall_time": meta["wall_time"],
-                     "dict_size": (info.get("dict_sizes") or [np.nan])[-1] if isinstance(info.get("dict_sizes"), list)
-                     else info.get("dict_size", np.nan)})
+                     "dict_size": info.get("dict_size", (info.get("dict_sizes") or [np.nan])[-1])})
     return pd.concat(curves, ignore_index=True), pd.DataFrame(runs)
 
 

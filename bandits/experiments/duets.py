@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..comm import comm_curve
 from ..envs import FUNCTIONS, make_env
 from ..runner import sweep
 from .common import (Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset,
@@ -131,8 +132,8 @@ def run_fig1(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky",
     for lab, res in zip(labels, results):
         a, meta = res["arrays"], res["meta"]
         R = np.cumsum(a["regret"])
-        c_paper = np.cumsum(a["comm_up"] + a["comm_down"]) / N
-        c_code = np.cumsum(a["comm_up"])
+        c_paper = comm_curve(a["comm_up"], a["comm_down"], N, "paper")
+        c_code = comm_curve(a["comm_up"], a["comm_down"], N, "code_uplink")
         curve_rows.append(pd.DataFrame({**lab, "t": t, "regret": R, "comm_paper": c_paper,
                                         "comm_code": c_code}))
         info = meta["info"]
@@ -159,14 +160,15 @@ def run_fig1(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky",
     return Fig1Results(p, curves, runs, epochs, selected, stats.cached, stats.computed)
 
 
-def _at_selected(res: Fig1Results):
+def at_selected(res: Fig1Results):
+    """The runs of each (function, method) at its selected β."""
     sel = res.selected[["function", "method", "beta"]]
     return res.runs.merge(sel, on=["function", "method", "beta"])
 
 
 def fig1_claims(res: Fig1Results) -> list[Claim]:
     """The paper's two Figure-1 claims, per function, checked at each method's selected β."""
-    runs = _at_selected(res)
+    runs = at_selected(res)
     stats = runs.groupby(["function", "method"]).agg(R=("R_T", "mean"), Rsd=("R_T", "std"),
                                                      Cp=("C_paper", "mean"), Cc=("C_code", "mean"))
     methods = res.params["methods"]
@@ -266,7 +268,7 @@ def plot_variants(res: Fig1Results):
     from ..plotting import setup_style
 
     plt = setup_style()
-    runs = _at_selected(res)
+    runs = at_selected(res)
     ms = [m for m in ("DUETS",) + VARIANTS if m in res.params["methods"]]
     fns = res.params["functions"]
     fig, axes = plt.subplots(1, 3, figsize=(11, 2.9))
