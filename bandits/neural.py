@@ -1,0 +1,449 @@
+r"""The package's one torch module: MLPs, per-sample gradient features, local training, FedAvg.
+
+Everything neural (FN-UCB, Neural UCB/TS) goes through this module; algorithm modules hold the
+tensors it returns but never call torch internals for the network themselves.
+
+Parameters as one flat vector
+-----------------------------
+A network's parameters ``θ`` are one flat tensor of length ``p0`` (or a batch ``(B, p0)``, one
+row per agent). :meth:`MLP.unflatten` returns *views* into it, so averaging (FedAvg), the
+regulariser ``‖θ − θ0‖²``, message sizes (``p0`` scalars) and the official code's shared storage
+(:func:`bandits.algorithms.fn_ucb` ``nn_mode="official_shared"``: several agents holding the
+*same* tensor) are plain tensor operations. The flat order is the one of the official code's
+``nn.Linear`` layers, weight (row-major, ``out × in``) then bias, layer by layer:
+``(W1, b1, W2, b2, …, w_out, b_out)``; without biases ``(W1, …, W_L)`` (FN-UCB App. B).
+
+The two parametrisations (FN-UCB spec §2.1)
+-------------------------------------------
+``init="ntk"`` — the paper's network (FN-UCB App. B, after Zhou et al. 2020 / Zhang et al. 2021),
+``L = depth + 1`` weight matrices, no biases::
+
+    f_1 = W_1 x,   f_l = W_l ReLU(f_{l−1})  (l = 2..L),   f(x; θ) = √m · f_L
+    W_l = [[W, 0], [0, W]],  W_ij ~ N(0, 4/m)  (l = 1..L−1);   W_L = (wᵀ, −wᵀ),  w_j ~ N(0, 2/m)
+
+With mirrored inputs (Assumption 1: ``‖x‖ = 1``, ``[x]_j = [x]_{j+d/2}``; :func:`mirror_inputs`)
+the two halves cancel and ``f(x; θ0) = 0``. Requires even ``d`` and ``m``.
+
+``init="official"`` — the official code's network (``daizhongxiang/Federated-Neural-Bandits``,
+``NeuralTS/learner_diag.py``): ``depth`` hidden ``nn.Linear`` layers of width ``m`` with biases
+and ReLU, then a linear output; **all** weights and biases i.i.d. ``N(0, 1)``; no √m factor.
+``p0 = dm + m + (depth−1)(m² + m) + m + 1`` (241 for d = 10, m = 20).
+
+Per-sample gradients and NTK features
+-------------------------------------
+``g(x; θ) = ∇_θ f(x; θ)`` for every row of ``X``: with ``method="func"`` through
+``torch.func.vmap(torch.func.grad(f))`` (any depth); with ``method="closed_form"`` (one hidden
+layer only, ``a = W1 x + b1``, ``s = 1[a > 0]``, ``c = √m`` for "ntk" and 1 for "official")::
+
+    ∂f/∂W1 = c (w2 ⊙ s) xᵀ,   ∂f/∂b1 = c (w2 ⊙ s),   ∂f/∂w2 = c ReLU(a),   ∂f/∂b2 = 1
+
+``method="auto"`` takes the closed form when ``depth == 1``. Both are tested against plain
+autograd. The NTK feature map (FN-UCB Sec. 2) is ``φ(x) = g(x; θ0)/√m`` (``feature_scale="sqrt_m"``,
+the paper) or ``g(x; θ)`` unscaled (``"raw"``, the official code; the published λ, ν are for it).
+The two are reparametrisations of each other: ``(λ, ν)`` raw ≡ ``(λ/m, ν√m)`` sqrt_m.
+
+Local training (FN-UCB Eq. 1 vs the official code; spec §2.7)
+--------------------------------------------------------------
+Full-batch gradient descent, ``θ ← θ − η ∇L(θ)``, ``steps`` times, with::
+
+    L(θ) = data(θ) + reg(θ)
+    data: "sum"  ½ Σ_τ (f(x_τ;θ) − y_τ)²          (paper, Eq. 1)
+          "mean" (1/n) Σ_τ (f(x_τ;θ) − y_τ)²       (code: nn.MSELoss)
+    reg:  "paper" ½ m λ ‖θ − θ_ref‖²               (Eq. 1, the λ·m scaling)
+          "code"  (λ/2n) ‖θ − θ_ref‖²              (code: SGD(weight_decay = λ/n))
+    θ_ref: "theta0" (paper: pull towards the shared θ0) or "zero" (code: weight decay)
+
+``objective="paper"`` is (sum, paper, theta0), Eq. (1); ``objective="official"`` is (mean, code,
+zero), which is exactly ``torch.optim.SGD(lr, weight_decay=λ/n)`` on ``nn.MSELoss`` (tested).
+The paper's App. E says "stochastic gradient descent … 30 iterations with a learning rate of
+0.01"; the official code is full-batch (every step uses all local data), which we follow (the
+paper is silent on the batch size). For one hidden layer the gradient is the closed form above
+contracted with the residuals (no per-sample matrix is formed); otherwise ``torch.func.grad``.
+Rows of a batch ``(B, p0)`` (one per agent, all with ``n`` points) are trained independently in
+one batched computation; training is in place (``theta`` is overwritten), so agents that share
+one storage really share their training.
+
+Parameter averaging (FedAvg, FN-UCB Algo. 2 line 4): ``θ_sync,NN = (1/N) Σ_i θ^i``
+(:func:`average_params`).
+
+Devices and randomness
+----------------------
+``device="auto"`` (:func:`torch_device`) picks CUDA when torch sees a GPU, else the CPU; it is
+resolved once per object. Initial parameters are drawn on the CPU from a seeded
+``torch.Generator`` (:func:`make_generator`) and then moved, so the same seed gives the same θ0
+on every device. No global torch seed is ever set. The network's dtype defaults to float64 (the
+official code uses float32; float64 makes CPU and CUDA runs agree to round-off); the p0×p0
+matrices of the bandit algorithms are float64 always.
+
+The incremental inverse helpers for torch tensors (:func:`sherman_morrison_`) mirror
+:func:`bandits.linalg.sherman_morrison` (numpy), which is the reference in the tests.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+__all__ = [
+    "INITS",
+    "FEATURE_SCALES",
+    "OBJECTIVES",
+    "GRAD_METHODS",
+    "torch_device",
+    "make_generator",
+    "mirror_inputs",
+    "MLP",
+    "TrainConfig",
+    "train_full_batch",
+    "average_params",
+    "sherman_morrison_",
+    "to_tensor",
+    "to_numpy",
+]
+
+INITS = ("official", "ntk")
+FEATURE_SCALES = ("raw", "sqrt_m")
+OBJECTIVES = ("official", "paper")
+GRAD_METHODS = ("auto", "closed_form", "func")
+LOSS_REDUCTIONS = ("mean", "sum")
+REG_SCALES = ("code", "paper")
+REG_TARGETS = ("zero", "theta0")
+
+
+def torch_device(device="auto") -> torch.device:
+    """``"auto"``: CUDA when available, else CPU; ``"cpu"``, ``"cuda"`` or a ``torch.device`` as given."""
+    if isinstance(device, torch.device):
+        return device
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device in ("cpu", "cuda") or (isinstance(device, str) and device.startswith("cuda:")):
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise ValueError(f"device={device!r} requested but torch sees no CUDA device")
+        return torch.device(device)
+    raise ValueError(f"device must be 'auto', 'cpu' or 'cuda'; got {device!r}")
+
+
+def make_generator(seed) -> torch.Generator:
+    """A CPU ``torch.Generator`` seeded from an int, a ``numpy.random.SeedSequence`` or a
+    ``numpy.random.Generator`` (one 63-bit draw). Never touches the global torch seed."""
+    if isinstance(seed, torch.Generator):
+        return seed
+    if isinstance(seed, np.random.SeedSequence):
+        s = int(seed.generate_state(2, dtype=np.uint32).astype(np.uint64) @ np.array([1, 2**32], dtype=np.uint64))
+    elif isinstance(seed, np.random.Generator):
+        s = int(seed.integers(0, 2**63 - 1))
+    else:
+        s = int(seed)
+    g = torch.Generator(device="cpu")
+    g.manual_seed(s & (2**63 - 1))
+    return g
+
+
+def mirror_inputs(X: np.ndarray) -> np.ndarray:
+    """``x ↦ [x, x]/√2`` (Zhou et al. 2020): unit norm is kept and ``[x]_j = [x]_{j+d/2}``
+    (FN-UCB Assumption 1). Args: X (..., d). Returns (..., 2d)."""
+    X = np.asarray(X, dtype=float)
+    return np.concatenate([X, X], axis=-1) / math.sqrt(2.0)
+
+
+def to_tensor(X, device: torch.device, dtype=torch.float64) -> torch.Tensor:
+    if isinstance(X, torch.Tensor):
+        return X.to(device=device, dtype=dtype)
+    return torch.as_tensor(np.ascontiguousarray(X), dtype=dtype, device=device)
+
+
+def to_numpy(t: torch.Tensor) -> np.ndarray:
+    return t.detach().cpu().numpy()
+
+
+class MLP:
+    """A ReLU MLP described by its shapes; parameters live in flat tensors (module docstring).
+
+    Args:
+        dim: input dimension d (even for ``init="ntk"``).
+        width: hidden width m (even for ``init="ntk"``).
+        depth: number of hidden layers (the paper's ``L = depth + 1``); the experiments use 1.
+        init: ``"official"`` (N(0,1) weights and biases) or ``"ntk"`` (App. B, no biases, √m output).
+        dtype: torch dtype of the parameters (default float64).
+        device: ``"auto"``, ``"cpu"``, ``"cuda"``.
+
+    Attributes:
+        p0: number of parameters; ``shapes``: list of (name, shape) in flat order.
+    """
+
+    def __init__(self, dim: int, width: int = 20, depth: int = 1, init: str = "official",
+                 dtype=torch.float64, device="auto"):
+        if int(dim) < 1:
+            raise ValueError(f"dim must be >= 1, got {dim}")
+        if int(width) < 1:
+            raise ValueError(f"width must be >= 1, got {width}")
+        if int(depth) < 1:
+            raise ValueError(f"depth (hidden layers) must be >= 1, got {depth}")
+        if init not in INITS:
+            raise ValueError(f"init must be one of {INITS}, got {init!r}")
+        if init == "ntk" and (dim % 2 or width % 2):
+            raise ValueError(f"init='ntk' needs even dim and width (mirrored blocks), got dim={dim}, width={width}")
+        self.d, self.m, self.depth, self.init = int(dim), int(width), int(depth), init
+        self.bias = init == "official"
+        self.out_scale = math.sqrt(self.m) if init == "ntk" else 1.0
+        self.dtype = dtype
+        self.device = torch_device(device)
+        shapes = []
+        fan_in = self.d
+        for l in range(self.depth):
+            shapes.append((f"W{l + 1}", (self.m, fan_in)))
+            if self.bias:
+                shapes.append((f"b{l + 1}", (self.m,)))
+            fan_in = self.m
+        shapes.append((f"W{self.depth + 1}", (1, self.m)))
+        if self.bias:
+            shapes.append((f"b{self.depth + 1}", (1,)))
+        self.shapes = shapes
+        sizes = [int(np.prod(s)) for _, s in shapes]
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        self.p0 = int(self.offsets[-1])
+
+    def __repr__(self):
+        return f"MLP(dim={self.d}, width={self.m}, depth={self.depth}, init={self.init!r}, p0={self.p0})"
+
+    # -- parameters -------------------------------------------------------------------------
+    def init_params(self, seed) -> torch.Tensor:
+        """θ0 ~ init(·), drawn on the CPU from ``make_generator(seed)``; returns (p0,) on the device."""
+        g = make_generator(seed)
+        parts = []
+        if self.init == "official":
+            theta = torch.randn(self.p0, generator=g, dtype=torch.float64)
+        else:
+            h = self.m // 2
+            for l, (_, shape) in enumerate(self.shapes):
+                if l < self.depth:
+                    fan = shape[1] // 2
+                    W = torch.randn(h, fan, generator=g, dtype=torch.float64) * math.sqrt(4.0 / self.m)
+                    blk = torch.zeros(shape, dtype=torch.float64)
+                    blk[:h, :fan] = W
+                    blk[h:, fan:] = W
+                    parts.append(blk.reshape(-1))
+                else:
+                    w = torch.randn(h, generator=g, dtype=torch.float64) * math.sqrt(2.0 / self.m)
+                    parts.append(torch.cat([w, -w]))
+            theta = torch.cat(parts)
+        return theta.to(device=self.device, dtype=self.dtype)
+
+    def unflatten(self, theta: torch.Tensor) -> list[torch.Tensor]:
+        """Views ``[W1, b1, …]`` into ``theta`` ((p0,) or (B, p0) → leading batch dim kept)."""
+        lead = theta.shape[:-1]
+        return [theta[..., a:b].reshape(*lead, *s)
+                for (_, s), a, b in zip(self.shapes, self.offsets[:-1], self.offsets[1:])]
+
+    def _layers(self, theta):
+        P = self.unflatten(theta)
+        if self.bias:
+            return [(P[2 * l], P[2 * l + 1]) for l in range(self.depth + 1)]
+        return [(W, None) for W in P]
+
+    # -- forward ----------------------------------------------------------------------------
+    def forward(self, theta: torch.Tensor, X) -> torch.Tensor:
+        """``f(x; θ)`` for every row. theta (p0,), X (n, d) → (n,); theta (B, p0), X (B, n, d) → (B, n)."""
+        X = to_tensor(X, self.device, self.dtype)
+        h = X
+        layers = self._layers(theta)
+        for l, (W, b) in enumerate(layers):
+            h = h @ W.transpose(-1, -2)
+            if b is not None:
+                h = h + b.unsqueeze(-2)
+            if l < self.depth:
+                h = torch.relu(h)
+        return self.out_scale * h[..., 0]
+
+    def _f_single(self, theta, x):
+        return self.forward(theta, x[None])[0]
+
+    # -- gradients --------------------------------------------------------------------------
+    def per_sample_grads(self, theta: torch.Tensor, X, method: str = "auto") -> torch.Tensor:
+        """``g(x; θ) = ∇_θ f(x; θ)`` for every row of X.
+
+        Args:
+            theta: (p0,) or (B, p0).
+            X: (n, d), or (B, n, d) with a batched theta.
+            method: ``"auto"`` (closed form for one hidden layer, else func), ``"closed_form"``,
+                ``"func"`` (``torch.func.vmap(torch.func.grad(f))``, any depth).
+        Returns:
+            (n, p0) or (B, n, p0), in the flat parameter order.
+        """
+        if method not in GRAD_METHODS:
+            raise ValueError(f"method must be one of {GRAD_METHODS}, got {method!r}")
+        X = to_tensor(X, self.device, self.dtype)
+        if method == "auto":
+            method = "closed_form" if self.depth == 1 else "func"
+        if method == "closed_form":
+            if self.depth != 1:
+                raise ValueError("method='closed_form' exists for one hidden layer only (depth=1); use 'func'")
+            return self._grads_closed_form(theta, X)
+        from torch.func import grad, vmap
+
+        per_x = vmap(grad(self._f_single), in_dims=(None, 0))
+        if theta.dim() == 1:
+            return per_x(theta, X)
+        return vmap(per_x, in_dims=(0, 0))(theta, X)
+
+    def _grads_closed_form(self, theta, X):
+        layers = self._layers(theta)
+        (W1, b1), (w2, _) = layers
+        a = X @ W1.transpose(-1, -2)
+        if b1 is not None:
+            a = a + b1.unsqueeze(-2)
+        c = self.out_scale
+        ws = c * (w2 * (a > 0).to(a.dtype))  # (.., n, m): c·(w2 ⊙ s)
+        gW1 = (ws.unsqueeze(-1) * X.unsqueeze(-2)).flatten(-2)  # (.., n, m·d), row-major W1
+        parts = [gW1]
+        if b1 is not None:
+            parts.append(ws)
+        parts.append(c * torch.relu(a))
+        if b1 is not None:
+            parts.append(torch.ones_like(a[..., :1]))
+        return torch.cat(parts, dim=-1)
+
+    def features(self, theta: torch.Tensor, X, feature_scale: str = "raw", method: str = "auto") -> torch.Tensor:
+        """NTK features ``φ(x) = g(x; θ)`` ("raw", code) or ``g(x; θ)/√m`` ("sqrt_m", paper)."""
+        if feature_scale not in FEATURE_SCALES:
+            raise ValueError(f"feature_scale must be one of {FEATURE_SCALES}, got {feature_scale!r}")
+        G = self.per_sample_grads(theta, X, method)
+        return G / math.sqrt(self.m) if feature_scale == "sqrt_m" else G
+
+    def loss_grad(self, theta: torch.Tensor, X, y, c_data: float, method: str = "auto") -> torch.Tensor:
+        """``c_data · Σ_τ (f(x_τ;θ) − y_τ) g(x_τ;θ)`` without forming the (n, p0) matrix.
+
+        Args: theta (p0,) or (B, p0); X (n, d) or (B, n, d); y (n,) or (B, n). Returns theta's shape.
+        """
+        X = to_tensor(X, self.device, self.dtype)
+        y = to_tensor(y, self.device, self.dtype)
+        if method == "auto":
+            method = "closed_form" if self.depth == 1 else "func"
+        if method == "closed_form":
+            if self.depth != 1:
+                raise ValueError("method='closed_form' exists for one hidden layer only (depth=1); use 'func'")
+            (W1, b1), (w2, b2) = self._layers(theta)
+            a = X @ W1.transpose(-1, -2)
+            if b1 is not None:
+                a = a + b1.unsqueeze(-2)
+            h = torch.relu(a)
+            c = self.out_scale
+            f = c * (h @ w2.transpose(-1, -2))[..., 0]
+            if b2 is not None:
+                f = f + b2
+            r = c_data * (f - y)  # (.., n)
+            delta = c * (r.unsqueeze(-1) * w2) * (a > 0).to(a.dtype)  # (.., n, m)
+            parts = [(delta.transpose(-1, -2) @ X).flatten(-2)]
+            if b1 is not None:
+                parts.append(delta.sum(-2))
+            parts.append(c * (r.unsqueeze(-2) @ h)[..., 0, :])
+            if b1 is not None:
+                parts.append(r.sum(-1, keepdim=True))
+            return torch.cat(parts, dim=-1)
+        if method != "func":
+            raise ValueError(f"method must be one of {GRAD_METHODS}, got {method!r}")
+        from torch.func import grad, vmap
+
+        def data_loss(th, Xb, yb):
+            return 0.5 * c_data * ((self.forward(th, Xb) - yb) ** 2).sum()
+
+        if theta.dim() == 1:
+            return grad(data_loss)(theta, X, y)
+        return vmap(grad(data_loss))(theta, X, y)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Local training (module docstring, FN-UCB Eq. 1 / App. E / spec §2.7).
+
+    Attributes:
+        steps: gradient steps per training call (paper and code: 30).
+        lr: learning rate η (paper App. E and code: 0.01).
+        lam: λ in the regulariser.
+        objective: ``"official"`` = (mean, code, zero) or ``"paper"`` = (sum, paper, theta0).
+        loss_reduction, reg_scale, reg_target: override single parts of the preset (``None``: preset).
+    """
+
+    steps: int = 30
+    lr: float = 0.01
+    lam: float = 0.1
+    objective: str = "official"
+    loss_reduction: str | None = None
+    reg_scale: str | None = None
+    reg_target: str | None = None
+
+    def __post_init__(self):
+        if int(self.steps) < 0:
+            raise ValueError(f"steps must be >= 0, got {self.steps}")
+        if not self.lr > 0:
+            raise ValueError(f"lr must be > 0, got {self.lr}")
+        if not self.lam >= 0:
+            raise ValueError(f"lam must be >= 0, got {self.lam}")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
+        for name, allowed in (("loss_reduction", LOSS_REDUCTIONS), ("reg_scale", REG_SCALES),
+                              ("reg_target", REG_TARGETS)):
+            v = getattr(self, name)
+            if v is not None and v not in allowed:
+                raise ValueError(f"{name} must be one of {allowed} or None, got {v!r}")
+
+    def resolved(self) -> tuple[str, str, str]:
+        preset = ("mean", "code", "zero") if self.objective == "official" else ("sum", "paper", "theta0")
+        return (self.loss_reduction or preset[0], self.reg_scale or preset[1], self.reg_target or preset[2])
+
+
+def train_full_batch(mlp: MLP, theta: torch.Tensor, X, y, config: TrainConfig,
+                     theta0: torch.Tensor | None = None, method: str = "auto") -> torch.Tensor:
+    """Full-batch gradient descent on ``L = data + reg`` (module docstring), **in place**.
+
+    ``θ ← θ − η (c_data Σ_τ (f_τ − y_τ) g_τ + c_reg (θ − θ_ref))`` for ``config.steps`` steps, with
+    ``c_data = 2/n`` ("mean") or 1 ("sum"), ``c_reg = λ/n`` ("code") or ``mλ`` ("paper"), and
+    ``θ_ref = 0`` or ``θ0``.
+
+    Args:
+        mlp: the architecture.
+        theta: (p0,) or (B, p0) parameters, overwritten (agents sharing a tensor share training).
+        X: (n, d) or (B, n, d) local inputs; y: (n,) or (B, n) rewards. n = 0 does nothing.
+        config: :class:`TrainConfig`.
+        theta0: (p0,) the shared initialisation (needed when ``reg_target="theta0"``).
+    Returns:
+        ``theta`` (the same tensor).
+    """
+    X = to_tensor(X, mlp.device, mlp.dtype)
+    y = to_tensor(y, mlp.device, mlp.dtype)
+    n = X.shape[-2]
+    if n == 0 or config.steps == 0:
+        return theta
+    red, scale, target = config.resolved()
+    c_data = 2.0 / n if red == "mean" else 1.0
+    c_reg = config.lam / n if scale == "code" else mlp.m * config.lam
+    if target == "theta0":
+        if theta0 is None:
+            raise ValueError("reg_target='theta0' needs theta0")
+        ref = theta0
+    else:
+        ref = None
+    with torch.no_grad():
+        for _ in range(int(config.steps)):
+            g = mlp.loss_grad(theta, X, y, c_data, method)
+            if c_reg:
+                g = g + c_reg * (theta - ref if ref is not None else theta)
+            theta.sub_(config.lr * g)
+    return theta
+
+
+def average_params(thetas) -> torch.Tensor:
+    """FedAvg: ``(1/N) Σ_i θ^i`` (FN-UCB Algo. 2 line 4). thetas: (N, p0) tensor or a list of (p0,)."""
+    if isinstance(thetas, (list, tuple)):
+        thetas = torch.stack(list(thetas))
+    return thetas.mean(dim=0)
+
+
+def sherman_morrison_(Ainv: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """In place ``A⁻¹ ← (A + u uᵀ)⁻¹ = A⁻¹ − (A⁻¹u)(A⁻¹u)ᵀ/(1 + uᵀA⁻¹u)`` for symmetric ``A⁻¹``
+    (torch twin of :func:`bandits.linalg.sherman_morrison`). Ainv (p, p), u (p,)."""
+    Au = Ainv @ u
+    Ainv.sub_(torch.outer(Au, Au) / (1.0 + u @ Au))
+    return Ainv
