@@ -3,9 +3,10 @@
 ``python -m bandits.report`` (run by ``make figures``) fills the README's claims table from
 ``figures/*/claims.json`` (full mode) and, where present, ``results/quick/*/claims.json``.
 
-``python -m bandits.report refresh-notebook notebooks/X.ipynb`` runs the notebook in quick
-mode with papermill and writes it back with no outputs except the text of its claims cell
-(the cell marked ``# NBVAL_CHECK_OUTPUT``), which nbval then compares on every ``make test``.
+``python -m bandits.report refresh-notebook notebooks/X.py`` (or ``X.ipynb``) runs the notebook
+pair's ``.py`` source in quick mode with papermill and rewrites ``X.ipynb`` with no outputs except
+the text of its claims cell (the cell marked ``# NBVAL_CHECK_OUTPUT``), which nbval then compares
+on every ``make test``; ``jupytext --sync`` then keeps ``X.py`` and ``X.ipynb`` in step.
 """
 from __future__ import annotations
 
@@ -29,8 +30,65 @@ def _load(folder: Path) -> dict:
     return out
 
 
+def _verdict(c: dict) -> str:
+    """The verdict of one claims.json entry: ``verdict`` if present, else from ``passed`` (old files)."""
+    v = c.get("verdict")
+    if v in ("PASS", "FAIL", "INCONCLUSIVE"):
+        return v
+    return "PASS" if c.get("passed") else "FAIL"
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "-"
+    x = float(x)
+    if x != x:
+        return "-"
+    if x in (float("inf"), float("-inf")):
+        return "inf" if x > 0 else "-inf"
+    return "0" if x == 0 else f"{x:.2g}"
+
+
+def interval_text(c: dict) -> str:
+    """``effect [lo, hi] (95% method)`` of one claims.json entry, ``-`` when it has no interval
+    (old files: no ``interval`` key)."""
+    iv = c.get("interval")
+    if not iv or len(iv) != 2 or iv[0] is None or iv[1] is None:
+        return "-"
+    level = c.get("level")
+    how = " ".join(x for x in (f"{level:.0%}" if level else "", c.get("method") or "") if x)
+    eff = c.get("effect")
+    head = f"{_fmt(eff)} " if eff is not None else ""
+    return f"{head}[{_fmt(iv[0])}, {_fmt(iv[1])}]" + (f" ({how})" if how else "")
+
+
+def _paper(payload: dict, nb: str) -> str:
+    return payload.get("paper") or nb
+
+
+def summary_markdown(full: dict, quick: dict) -> str:
+    """Per paper: PASS / FAIL / INCONCLUSIVE counts in full and in quick mode."""
+    papers: dict[str, dict] = {}
+    for mode, data in (("full", full), ("quick", quick)):
+        for nb, payload in data.items():
+            row = papers.setdefault(_paper(payload, nb), {"full": None, "quick": None})
+            cnt = row[mode] or {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0}
+            for c in payload.get("claims", []):
+                cnt[_verdict(c)] += 1
+            row[mode] = cnt
+    lines = ["| paper | full mode: PASS / FAIL / INCONCLUSIVE | quick mode: PASS / FAIL / INCONCLUSIVE |",
+             "|---|---|---|"]
+    cell = lambda c: "not run" if c is None else f"{c['PASS']} / {c['FAIL']} / {c['INCONCLUSIVE']}"
+    for paper in sorted(papers):
+        lines.append(f"| {paper} | {cell(papers[paper]['full'])} | {cell(papers[paper]['quick'])} |")
+    return "\n".join(lines)
+
+
 def claims_markdown(full: dict, quick: dict) -> str:
-    lines = ["| notebook | claim (quoted) | check | full mode | quick mode | figure |",
+    """The per-paper summary counts, then one row per claim: verdict, number and interval in full
+    and quick mode. Old claims.json files (``passed`` only, no interval) render with interval ``-``."""
+    lines = [summary_markdown(full, quick), "",
+             "| notebook | claim (quoted) | check | full mode | quick mode | figure |",
              "|---|---|---|---|---|---|"]
     for nb in sorted(set(full) | set(quick)):
         fc = {c["id"]: c for c in full.get(nb, {}).get("claims", [])}
@@ -39,10 +97,12 @@ def claims_markdown(full: dict, quick: dict) -> str:
             c = fc.get(cid) or qc.get(cid)
             f = fc.get(cid)
             q = qc.get(cid)
-            cell = lambda x: f"**{x['verdict']}** ({x['value']})" if x else "not run"
+            esc = lambda t: str(t).replace("|", "\\|")
+            cell = lambda x: (f"**{_verdict(x)}** ({esc(x['value'])}; interval: {esc(interval_text(x))})"
+                              if x else "not run")
             fig = f"[figures/{nb}](figures/{nb})" if f else "-"
-            claim = c["claim"].replace("|", "\\|")
-            check = f"`{cid}`: " + c["check"].replace("|", "\\|")
+            claim = esc(c["claim"])
+            check = f"`{cid}`: " + esc(c["check"])
             lines.append(f"| {nb} | {claim} | {check} | {cell(f)} | {cell(q)} | {fig} |")
     return "\n".join(lines)
 
@@ -61,28 +121,60 @@ def update_readme(readme: Path = ROOT / "README.md") -> None:
 
 
 def refresh_notebook(path: str) -> None:
+    """Rewrite a notebook pair from its ``.py`` source, keeping only the claims cell's output.
+
+    ``path`` names either file of a jupytext pair ``notebooks/X.py`` / ``notebooks/X.ipynb``. The
+    cells (sources, cell metadata, the notebook's ``bandits`` metadata) come from the ``.py`` file,
+    the source of truth; cell ids and the metadata jupytext does not keep in the ``.py`` header
+    (``language_info``) come from the existing ``.ipynb`` where its cells still match. The notebook
+    runs once in quick mode (its defaults) with papermill; the ``.ipynb`` is written with no outputs
+    except the stdout of the cell marked ``# NBVAL_CHECK_OUTPUT`` (which nbval compares on every
+    ``make test``) and an execution count on every code cell (nbval wants counts on cells with
+    outputs); finally ``jupytext --sync`` brings the two files in step. A notebook without a ``.py``
+    yet (an ``.ipynb`` written by hand or in Lab without the pairing) is paired
+    (``formats: ipynb,py:percent``) and its ``.py`` created.
+    """
+    import jupytext
     import nbformat
     import papermill as pm
+    from jupytext.cli import jupytext as jupytext_cli
+    from jupytext.combine import combine_inputs_with_outputs
 
-    nb_path = Path(path)
+    given = Path(path)
+    if given.suffix not in (".py", ".ipynb"):
+        raise SystemExit(f"refresh-notebook: {path} is neither a .py nor an .ipynb notebook")
+    py, ipynb = given.with_suffix(".py"), given.with_suffix(".ipynb")
+    if not py.exists() and not ipynb.exists():
+        raise SystemExit(f"refresh-notebook: neither {py} nor {ipynb} exists")
+    nb = jupytext.read(py if py.exists() else ipynb)
+    meta = nb.metadata.setdefault("jupytext", {})
+    meta.setdefault("formats", "ipynb,py:percent")
+    meta.setdefault("notebook_metadata_filter", "bandits")
+    meta.pop("text_representation", None)
+    if ipynb.exists():
+        nb = combine_inputs_with_outputs(nb, jupytext.read(ipynb), fmt="py:percent")
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
     with tempfile.TemporaryDirectory() as tmp:
-        executed = Path(tmp) / nb_path.name
-        pm.execute_notebook(str(nb_path), str(executed), kernel_name="python3", cwd=str(nb_path.parent),
+        src, executed = Path(tmp) / "source.ipynb", Path(tmp) / "executed.ipynb"
+        nbformat.write(nb, src)
+        pm.execute_notebook(str(src), str(executed), kernel_name="python3", cwd=str(ipynb.parent),
                             progress_bar=False)
         run = nbformat.read(executed, as_version=4)
-    src = nbformat.read(nb_path, as_version=4)
     outs = [c for c in run.cells if c.cell_type == "code" and "NBVAL_CHECK_OUTPUT" in c.source]
     count = 0
-    for cell in src.cells:
+    for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         count += 1
-        cell.outputs, cell.execution_count = [], count  # nbval wants counts on cells with outputs
+        cell.execution_count = count
         if "NBVAL_CHECK_OUTPUT" in cell.source and outs:
-            kept = [o for o in outs.pop(0).outputs if o.get("output_type") == "stream" and o.get("name") == "stdout"]
-            cell.outputs = kept
-    nbformat.write(src, nb_path)
-    print(f"refreshed {nb_path}: claims output kept, other outputs removed")
+            cell.outputs = [o for o in outs.pop(0).outputs
+                            if o.get("output_type") == "stream" and o.get("name") == "stdout"]
+    jupytext.write(nb, ipynb, fmt="ipynb")
+    jupytext_cli(["--sync", "--quiet", str(ipynb)])
+    print(f"refreshed {ipynb} and {py}: claims output kept, other outputs removed")
 
 
 def main(argv=None):
