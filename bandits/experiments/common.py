@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +18,8 @@ import numpy as np
 from ..runner import BACKENDS, provenance
 
 __all__ = ["MODES", "ParameterError", "mode_params", "validate_common", "check_choice", "check_int",
-           "check_number", "Claim", "claims_table", "write_claims", "write_provenance",
+           "check_number", "Claim", "claims_table", "write_claims", "write_provenance", "verdict_counts",
+           "summary_line",
            "fmt", "loglog_slope", "default_cache_dir"]
 
 MODES = ("quick", "full")
@@ -100,40 +101,126 @@ def fmt(x, digits: int = 2) -> str:
 
 @dataclass
 class Claim:
-    """One checked claim: the paper's words, the check, its number and the verdict."""
+    """One checked claim: the paper's words, the check, its number, the verdict and its interval.
+
+    The verdict is three-valued (``"PASS"``, ``"FAIL"``, ``"INCONCLUSIVE"``; see
+    :mod:`bandits.claims`). Old code passes ``passed=bool`` (→ PASS/FAIL, no interval); new code
+    passes ``verdict=`` or builds the claim from a :class:`~bandits.claims.Comparison` with
+    :meth:`from_result`. ``passed`` is always ``verdict == "PASS"``.
+
+    Attributes:
+        effect: the tested quantity (mean paired difference, ratio, slope, ...), or None.
+        interval: ``(lo, hi)`` at ``level``, or None (printed ``-``).
+        level: two-sided confidence level of the interval, or None.
+        method: how the interval was made (e.g. ``"percentile"``, ``"ols"``).
+        detail: one line per tested part (``Comparison.text()``), for the notebook and claims.json.
+    """
 
     id: str
     claim: str  # quoted from the paper (or the spec's restatement, marked as such)
     check: str  # what the code tests, in words, with its threshold
     value: str  # the measured number(s), rounded
-    passed: bool
+    passed: bool | None = None
     note: str = ""
+    verdict: str | None = None
+    effect: float | None = None
+    interval: tuple | None = None
+    level: float | None = None
+    method: str = ""
+    detail: list = field(default_factory=list)
 
     def __post_init__(self):
-        self.passed = bool(self.passed)
-        self.value = str(self.value)
+        from ..claims import VERDICTS
 
-    @property
-    def verdict(self) -> str:
-        return "PASS" if self.passed else "FAIL"
+        if self.verdict is None:
+            if self.passed is None:
+                raise ValueError(f"claim {self.id!r}: give 'verdict' (one of {list(VERDICTS)}) or 'passed'")
+            self.verdict = "PASS" if bool(self.passed) else "FAIL"
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"claim {self.id!r}: 'verdict' must be one of {list(VERDICTS)}, got {self.verdict!r}")
+        if self.passed is not None and bool(self.passed) != (self.verdict == "PASS"):
+            raise ValueError(f"claim {self.id!r}: passed={self.passed!r} contradicts verdict={self.verdict!r}")
+        self.passed = self.verdict == "PASS"
+        self.value = str(self.value)
+        if self.interval is not None:
+            lo, hi = (float(v) for v in self.interval)
+            self.interval = None if (math.isnan(lo) and math.isnan(hi)) else (lo, hi)
+        if self.effect is not None:
+            self.effect = float(self.effect)
+
+    @classmethod
+    def from_result(cls, id: str, claim: str, check: str, result, value: str | None = None, note: str = ""):
+        """A claim whose verdict, effect and interval come from a :class:`bandits.claims.Comparison`
+        (its parts, if combined, each give a line of ``detail``); ``value`` defaults to the
+        deciding comparison's text."""
+        parts = result.parts or (result,)
+        return cls(id, claim, check, value if value is not None else result.text(), note=note,
+                   verdict=result.verdict, effect=result.effect, interval=(result.lo, result.hi),
+                   level=result.level, method=result.method, detail=[p.text() for p in parts])
+
+    def interval_text(self) -> str:
+        """``effect [lo, hi] (95%, method)`` or ``-``."""
+        from ..claims import fnum, format_interval
+
+        if self.interval is None:
+            return "-" if self.effect is None else f"{fnum(self.effect)} (no interval)"
+        how = f"{self.level:.0%} {self.method}".strip() if self.level else self.method
+        return f"{fnum(self.effect)} {format_interval(*self.interval)} ({how})"
+
+
+def verdict_counts(verdicts) -> dict:
+    """``{"PASS": n, "FAIL": n, "INCONCLUSIVE": n}`` of an iterable of verdict strings."""
+    out = {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0}
+    for v in verdicts:
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+def summary_line(verdicts) -> str:
+    """``"n PASS, n FAIL, n INCONCLUSIVE"``."""
+    c = verdict_counts(verdicts)
+    return f"{c['PASS']} PASS, {c['FAIL']} FAIL, {c['INCONCLUSIVE']} INCONCLUSIVE"
 
 
 def claims_table(claims: list[Claim], width: int = 60) -> str:
-    """Plain-text table: id | claim | check | number | PASS/FAIL (the text nbval compares)."""
+    """Plain-text table (the text nbval compares), per claim::
+
+        [VERDICT] id
+            claim: "quoted claim"
+            check: what is tested, with its threshold
+            number: the measured number(s)
+            interval: effect [lo, hi] (level method)   (or -)
+
+    and a last line ``n PASS, n FAIL, n INCONCLUSIVE``.
+    """
     lines = []
     for c in claims:
-        lines.append(f"[{c.verdict}] {c.id}: {c.value}")
+        lines.append(f"[{c.verdict}] {c.id}")
         lines.append(f"    claim: \"{c.claim}\"")
         lines.append(f"    check: {c.check}")
-    n_pass = sum(c.passed for c in claims)
-    lines.append(f"{n_pass} of {len(claims)} claims PASS")
+        lines.append(f"    number: {c.value}")
+        lines.append(f"    interval: {c.interval_text()}")
+    lines.append(summary_line(c.verdict for c in claims))
     return "\n".join(lines)
 
 
+def _json_safe(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _json_safe(v) for k, v in x.items()}
+    return x
+
+
 def write_claims(claims: list[Claim], out: str | os.PathLike, extra: dict | None = None) -> Path:
+    """``<out>/claims.json``: per claim id, claim, check, value, passed, note, verdict, effect,
+    interval ``[lo, hi]`` (or null), level, method, detail; plus ``summary`` counts and ``extra``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    payload = {"claims": [dict(asdict(c), verdict=c.verdict) for c in claims]}
+    payload = {"claims": [_json_safe(asdict(c)) for c in claims],
+               "summary": verdict_counts(c.verdict for c in claims)}
     if extra:
         payload.update(extra)
     p = out / "claims.json"

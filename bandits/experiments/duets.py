@@ -166,11 +166,17 @@ def at_selected(res: Fig1Results):
     return res.runs.merge(sel, on=["function", "method", "beta"])
 
 
-def fig1_claims(res: Fig1Results) -> list[Claim]:
-    """The paper's two Figure-1 claims, per function, checked at each method's selected β."""
+def fig1_claims(res: Fig1Results, level: float = 0.95, method: str = "percentile") -> list[Claim]:
+    """The paper's two Figure-1 claims, per function, checked at each method's selected β.
+
+    Each "DUETS below baseline X" is a paired comparison over the shared runs (run r of every
+    method sees the same environment stream): the mean paired difference DUETS − X with its
+    ``level`` interval (:func:`bandits.claims.compare_paired`); "below every baseline" combines
+    them (:func:`bandits.claims.combine`: PASS only if every comparison PASSes, FAIL if one
+    FAILs). The thresholds (difference < 0) are the original ones."""
+    from ..claims import combine, compare_paired
+
     runs = at_selected(res)
-    stats = runs.groupby(["function", "method"]).agg(R=("R_T", "mean"), Rsd=("R_T", "std"),
-                                                     Cp=("C_paper", "mean"), Cc=("C_code", "mean"))
     methods = res.params["methods"]
     baselines = [m for m in BASE_METHODS if m in methods and m != "DUETS"]
     comm_base = [m for m in baselines if m != "N-KernelUCB"]
@@ -180,35 +186,53 @@ def fig1_claims(res: Fig1Results) -> list[Claim]:
     q_comm = "DUETS also incurs a smaller communication overhead as compared to other algorithms."
     if "DUETS" not in methods:
         return claims
+    how = f"paired over runs, {level:.0%} {method} interval"
+
+    def per_run(fn, m, col):
+        r = runs[(runs.function == fn) & (runs.method == m)].sort_values("rep")
+        return r[col].to_numpy(float), r.rep.to_numpy()
+
+    def compare(fn, col, m, unit):
+        a, ra = per_run(fn, "DUETS", col)
+        b, rb = per_run(fn, m, col)
+        return compare_paired(a, b, "<", 0.0, label=f"{unit} DUETS − {m}", level=level, method=method,
+                              reps_a=ra, reps_b=rb)
+
+    def means(fn, col, ms):
+        return "; ".join(f"{m} {fmt(per_run(fn, m, col)[0].mean())}" for m in ms)
+
     for fn in res.params["functions"]:
-        d = stats.loc[(fn, "DUETS")]
-        others = {m: stats.loc[(fn, m)] for m in baselines}
-        if others:
-            ok = all(d.R < o.R for o in others.values())
-            val = f"R(T): DUETS {fmt(d.R)}; " + ", ".join(f"{m} {fmt(o.R)}" for m, o in others.items())
-            claims.append(Claim(f"fig1-regret-{fn}", q_regret,
-                                f"{fn}: mean R(T) of DUETS below every baseline's (each at its best beta; "
-                                "with 3-5 runs, significance is not tested)",
-                                val, ok))
-        others_c = {m: stats.loc[(fn, m)] for m in comm_base}
-        if others_c:
-            ok = all(d.Cp < o.Cp for o in others_c.values())
-            val = f"C(T) per agent: DUETS {fmt(d.Cp)}; " + ", ".join(f"{m} {fmt(o.Cp)}" for m, o in others_c.items())
-            claims.append(Claim(f"fig1-comm-{fn}", q_comm,
-                                f"{fn}: DUETS's communication (paper's Eq. 2: per-agent up + down) below "
-                                "each communicating baseline's", val, ok))
-            ok = all(d.Cc < o.Cc for o in others_c.values())
-            val = f"total uplink: DUETS {fmt(d.Cc)}; " + ", ".join(f"{m} {fmt(o.Cc)}" for m, o in others_c.items())
-            claims.append(Claim(f"fig1-comm-code-{fn}", q_comm,
-                                f"{fn}: same, in the authors' code's unit (total uplink over agents)",
-                                val, ok))
+        if baselines:
+            r = combine([compare(fn, "R_T", m, "R(T)") for m in baselines])
+            claims.append(Claim.from_result(
+                f"fig1-regret-{fn}", q_regret,
+                f"{fn}: R(T) of DUETS below every baseline's (each at its best beta): every paired difference "
+                f"DUETS − baseline < 0 ({how})",
+                r, value=f"R(T): DUETS {fmt(per_run(fn, 'DUETS', 'R_T')[0].mean())}; " + means(fn, "R_T", baselines)
+                + f"; deciding: {r.label}"))
+        if comm_base:
+            r = combine([compare(fn, "C_paper", m, "C(T)") for m in comm_base])
+            claims.append(Claim.from_result(
+                f"fig1-comm-{fn}", q_comm,
+                f"{fn}: DUETS's communication (paper's Eq. 2: per-agent up + down) below each communicating "
+                f"baseline's ({how})",
+                r, value=f"C(T) per agent: DUETS {fmt(per_run(fn, 'DUETS', 'C_paper')[0].mean())}; "
+                + means(fn, "C_paper", comm_base) + f"; deciding: {r.label}"))
+            r = combine([compare(fn, "C_code", m, "uplink") for m in comm_base])
+            claims.append(Claim.from_result(
+                f"fig1-comm-code-{fn}", q_comm,
+                f"{fn}: same, in the authors' code's unit (total uplink over agents) ({how})",
+                r, value=f"total uplink: DUETS {fmt(per_run(fn, 'DUETS', 'C_code')[0].mean())}; "
+                + means(fn, "C_code", comm_base) + f"; deciding: {r.label}"))
     return claims
 
 
 # ------------------------------------------------------------------------------------ figures
-def plot_fig1(res: Fig1Results, convention: str = "paper", methods=None):
-    """The 2 × 4 panels of Figure 1 at each method's selected β (mean ± 1 s.d.)."""
-    from ..plotting import band_plot, color_for, setup_style
+def plot_fig1(res: Fig1Results, convention: str = "paper", methods=None, band: str = "se"):
+    """The 2 × 4 panels of Figure 1 at each method's selected β: the mean with a standard-error
+    band (``band``: see :func:`bandits.plotting.mean_band`) clipped at 0, and every run's final
+    value as a point beside the curve's end."""
+    from ..plotting import BAND_TEXT, band_plot, color_for, setup_style
 
     plt = setup_style()
     methods = methods or [m for m in BASE_METHODS if m in res.params["methods"]]
@@ -224,8 +248,10 @@ def plot_fig1(res: Fig1Results, convention: str = "paper", methods=None):
             piv_r = c.pivot(index="rep", columns="t", values="regret")
             piv_c = c.pivot(index="rep", columns="t", values=col)
             lab = f"{m} (β={beta:g})"
-            band_plot(axes[0, j], piv_r.columns.values, piv_r.values, lab, color_for(m, i))
-            band_plot(axes[1, j], piv_c.columns.values, piv_c.values, lab, color_for(m, i))
+            band_plot(axes[0, j], piv_r.columns.values, piv_r.values, lab, color_for(m, i), band=band,
+                      bounds=(0, None), points=True)
+            band_plot(axes[1, j], piv_c.columns.values, piv_c.values, lab, color_for(m, i), band=band,
+                      bounds=(0, None), points=True)
         axes[0, j].set_title(f"({letters[j]}) {PANEL_TITLES.get(fn, fn)}")
         axes[1, j].set_title(f"({letters[len(fns) + j]}) {PANEL_TITLES.get(fn, fn)}")
         axes[1, j].set_xlabel("Time")
@@ -235,7 +261,7 @@ def plot_fig1(res: Fig1Results, convention: str = "paper", methods=None):
     axes[1, 0].set_ylabel(f"Communication cost\n{unit}")
     p = res.params
     fig.suptitle(f"DUETS Figure 1 reproduced: N={p['N']}, T={p['T']}, M={p['M']} candidates, "
-                 f"{p['n_runs']} runs, mean ± 1 s.d.", fontsize=10)
+                 f"{p['n_runs']} runs, {BAND_TEXT[band]} (points: single runs at T)", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -247,17 +273,19 @@ def plot_beta_grid(res: Fig1Results):
     plt = setup_style()
     fns = res.params["functions"]
     fig, axes = plt.subplots(1, len(fns), figsize=(3.2 * len(fns), 2.8), squeeze=False)
-    g = res.runs.groupby(["function", "method", "beta"])["R_T"].agg(["mean", "std"]).reset_index()
+    g = res.runs.groupby(["function", "method", "beta"])["R_T"].agg(["mean", "std", "count"]).reset_index()
     for j, fn in enumerate(fns):
         ax = axes[0, j]
         for i, m in enumerate(res.params["methods"]):
             s = g[(g.function == fn) & (g.method == m)]
-            ax.errorbar(s.beta, s["mean"], yerr=s["std"].fillna(0), label=m, color=color_for(m, i),
+            se = (s["std"] / np.sqrt(s["count"])).fillna(0).to_numpy()
+            lo = np.minimum(se, s["mean"].to_numpy())  # the bar never goes below R = 0
+            ax.errorbar(s.beta, s["mean"], yerr=[lo, se], label=m, color=color_for(m, i),
                         marker="o", ms=3, capsize=2, lw=1)
         ax.set_xscale("log")
         ax.set_title(PANEL_TITLES.get(fn, fn))
         ax.set_xlabel("β")
-    axes[0, 0].set_ylabel("R(T), mean ± s.d.")
+    axes[0, 0].set_ylabel("R(T), mean ± s.e.")
     axes[0, -1].legend(fontsize=6.5)
     fig.tight_layout()
     return fig

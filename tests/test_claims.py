@@ -1,0 +1,340 @@
+"""Claims with their uncertainty (bandits.claims), the three-valued Claim, its table, the README report
+and the honest bands of bandits.plotting."""
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bandits import claims as C
+from bandits.experiments.common import Claim, claims_table, summary_line, write_claims
+
+NB = 2000  # bootstrap resamples in tests (the default 10 000 is for the notebooks)
+
+
+def _runs(effect, n=10, noise=1.0, spread=30.0, seed=0):
+    """Paired runs: a shared per-run level (common random numbers) plus small independent noise."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(100.0, spread, n)
+    return base + effect + rng.normal(0, noise, n), base + rng.normal(0, noise, n)
+
+
+# ------------------------------------------------------------------------------ verdicts
+def test_clear_effect_passes_its_reverse_fails_noise_is_inconclusive():
+    a, b = _runs(-5.0)
+    assert C.compare_paired(a, b, n_boot=NB).verdict == "PASS"
+    assert C.compare_paired(b, a, n_boot=NB).verdict == "FAIL"
+    a0, b0 = _runs(0.0, n=12, noise=3.0, seed=3)
+    r = C.compare_paired(a0, b0, n_boot=NB)
+    assert r.verdict == "INCONCLUSIVE" and r.lo < 0 < r.hi
+    for m in ("bca", "t", "sign", "wilcoxon"):
+        assert C.compare_paired(a, b, method=m, n_boot=NB).verdict == "PASS", m
+        assert C.compare_paired(b, a, method=m, n_boot=NB).verdict == "FAIL", m
+
+
+def test_paired_interval_is_narrower_than_unpaired_on_correlated_runs():
+    a, b = _runs(-5.0, n=10, noise=1.0, spread=30.0)
+    assert np.corrcoef(a, b)[0, 1] > 0.9
+    p = C.compare_paired(a, b, n_boot=NB)
+    u = C.compare_unpaired(a, b, n_boot=NB)
+    assert p.effect == pytest.approx(u.effect)  # same point estimate: difference of the means
+    assert (p.hi - p.lo) < 0.2 * (u.hi - u.lo)
+    assert p.verdict == "PASS" and u.verdict == "INCONCLUSIVE"
+
+
+def test_verdict_rule_and_sides():
+    assert C.verdict(-2, -1, "<") == "PASS"
+    assert C.verdict(1, 2, "<") == "FAIL"
+    assert C.verdict(-1, 1, "<") == "INCONCLUSIVE"
+    assert C.verdict(-1, 0, "<") == "INCONCLUSIVE" and C.verdict(-1, 0, "<=") == "PASS"
+    assert C.verdict(0, 0, "<=") == "PASS" and C.verdict(0, 0, "<") == "FAIL"
+    assert C.verdict(1, 2, ">") == "PASS" and C.verdict(-2, -1, ">") == "FAIL"
+    assert C.verdict(1, 2, "<", threshold=3) == "PASS"
+    assert C.verdict(math.nan, math.nan, "<") == "INCONCLUSIVE"
+    with pytest.raises(ValueError, match="side"):
+        C.verdict(0, 1, "=<")
+
+
+def test_determinism_same_runs_same_interval():
+    a, b = _runs(-1.0, n=8, noise=2.0, seed=5)
+    r1 = C.compare_paired(a, b, n_boot=NB)
+    r2 = C.compare_paired(a, b, n_boot=NB)
+    assert (r1.lo, r1.hi) == (r2.lo, r2.hi)
+    r3 = C.compare_paired(a, b, n_boot=NB, seed=C.SEED + 1)
+    assert (r3.lo, r3.hi) != (r1.lo, r1.hi)  # the seed is what fixes it
+
+
+def test_few_runs_are_honest():
+    a, b = np.array([1.0, 2.0]), np.array([5.0, 7.0])
+    r = C.compare_paired(a, b)
+    assert r.verdict == "INCONCLUSIVE" and math.isnan(r.lo) and math.isnan(r.hi)
+    assert "n = 2 < 3" in r.text() and "2/2 runs favour" in r.text()
+    # three runs all on one side: the bootstrap interval stays on that side (documented), the sign
+    # test p (1/8) printed beside it shows how little three runs say; the sign method is conservative
+    a3, b3 = np.array([1.0, 2.0, 3.0]), np.array([5.0, 7.0, 6.5])
+    r3 = C.compare_paired(a3, b3, n_boot=NB)
+    assert r3.verdict == "PASS" and r3.p_sign == pytest.approx(0.125) and "sign p = 0.12" in r3.text()
+    assert C.compare_paired(a3, b3, method="sign").verdict == "INCONCLUSIVE"
+    assert C.compare_paired(a3, b3, method="wilcoxon").verdict == "INCONCLUSIVE"
+    # five identical-sign runs: one-sided sign p = 1/32 < 0.05, two-sided 95% sign interval still infinite
+    d = -np.arange(1.0, 6.0)
+    e, lo, hi = C.interval(d, method="sign")
+    assert lo == -math.inf and hi == math.inf
+    e, lo, hi = C.interval(-np.arange(1.0, 7.0), method="sign")  # n = 6: [d_(1), d_(6)]
+    assert (lo, hi) == (-6.0, -1.0)
+    # deterministic differences: the interval is the point
+    r = C.compare_paired([3.0, 3.0, 3.0], [5.0, 5.0, 5.0])
+    assert (r.lo, r.hi) == (-2.0, -2.0) and r.verdict == "PASS"
+
+
+def test_sign_and_wilcoxon_intervals_against_scipy():
+    from scipy.stats import binom, wilcoxon
+
+
+    rng = np.random.default_rng(1)
+    d = rng.normal(0.5, 1.0, 12)
+    # Wilcoxon: the exact null CDF of T+ agrees with scipy's exact p-values
+    cdf = C._signed_rank_cdf(12)
+    tplus = float(np.sum(np.argsort(np.argsort(np.abs(d)))[d > 0] + 1))
+    assert cdf[int(tplus)] == pytest.approx(wilcoxon(d, alternative="less", method="exact").pvalue)
+    # sign interval: order statistics with binomial coverage >= level
+    eff, lo, hi = C.interval(d, method="sign")
+    s = np.sort(d)
+    k = int(np.flatnonzero(s == lo)[0]) + 1
+    assert hi == s[12 - k] and binom.cdf(k - 1, 12, 0.5) <= 0.025 < binom.cdf(k, 12, 0.5)
+    assert eff == pytest.approx(np.median(d))
+
+
+# ------------------------------------------------------------------------------ ratio, ≈, statistic
+def test_ratio_claims():
+    a, b = _runs(0.0, n=10, noise=1.0)
+    a = a * 0.5  # A costs half of B
+    r = C.compare_ratio(a, b, "<", 1.0, n_boot=NB)
+    assert r.kind == "ratio" and r.effect == pytest.approx(a.mean() / b.mean()) and r.hi < 1
+    assert r.verdict == "PASS"
+    assert C.compare_ratio(a, b, "<=", 0.3, n_boot=NB).verdict == "FAIL"
+    g = C.compare_ratio(a, b, "<", 1.0, statistic="mean_log_ratio", n_boot=NB)
+    assert g.effect == pytest.approx(math.exp(np.mean(np.log(a / b))))
+    with pytest.raises(ValueError, match="'b' must be > 0"):
+        C.compare_ratio(a, np.r_[0.0, b[1:]])
+    with pytest.raises(ValueError, match="bound"):
+        C.compare_ratio(a, b, bound=-1)
+
+
+def test_equivalence_inside_outside_straddling():
+    rng = np.random.default_rng(2)
+    d = rng.normal(0.0, 0.1, 20)
+    assert C.compare_equivalent(d, margin=0.5, n_boot=NB).verdict == "PASS"
+    assert C.compare_equivalent(d + 3.0, margin=0.5, n_boot=NB).verdict == "FAIL"
+    assert C.compare_equivalent(d + 0.5, margin=0.5, n_boot=NB).verdict == "INCONCLUSIVE"
+    a, b = _runs(0.0)
+    assert C.compare_equivalent(a, b, ratio_bounds=(0.8, 1.25), n_boot=NB).verdict == "PASS"
+    assert C.compare_equivalent(2 * a, b, ratio_bounds=(0.8, 1.25), n_boot=NB).verdict == "FAIL"
+    assert C.equivalence_verdict(0.9, 1.3, 0.8, 1.25) == "INCONCLUSIVE"
+    with pytest.raises(ValueError, match="exactly one"):
+        C.compare_equivalent(d, margin=1.0, ratio_bounds=(0.8, 1.25))
+
+
+def test_compare_statistic_joint_resampling():
+    rng = np.random.default_rng(4)
+    x = rng.normal(0, 1, (15, 3)) + np.array([3.0, 2.0, 1.0])  # decreasing in the column
+    stat = lambda s: np.min(-np.diff(s["x"].mean(axis=-2), axis=-1), axis=-1)  # smallest decrement
+    r = C.compare_statistic({"x": x}, stat, ">", 0.0, n_boot=NB)
+    assert r.verdict == "PASS" and r.effect == pytest.approx(np.min(-np.diff(x.mean(0))))
+    r2 = C.compare_statistic({"x": x}, stat, ">", 0.0, n_boot=NB, method="bca")
+    assert r2.verdict == "PASS"
+    assert C.compare_statistic({"x": x[:2]}, stat, ">", 0.0).verdict == "INCONCLUSIVE"
+
+
+def test_combine_all_and_any():
+    P = C.Comparison("p", -2, -3, -1, 0.95, "percentile", 5, "PASS")
+    P2 = C.Comparison("p2", -5, -9, -0.1, 0.95, "percentile", 5, "PASS")
+    F = C.Comparison("f", 2, 1, 3, 0.95, "percentile", 5, "FAIL")
+    I = C.Comparison("i", 0, -1, 1, 0.95, "percentile", 5, "INCONCLUSIVE")
+    assert C.combine([P, P2]).verdict == "PASS" and C.combine([P, P2]).label == "p2"  # the weakest PASS
+    assert C.combine([P, I]).verdict == "INCONCLUSIVE" and C.combine([P, I]).label == "i"
+    assert C.combine([P, I, F]).verdict == "FAIL" and C.combine([P, I, F]).label == "f"
+    assert C.combine([F, I], how="any").verdict == "INCONCLUSIVE"
+    assert C.combine([F, P], how="any").verdict == "PASS"
+    assert C.combine([F, F], how="any").verdict == "FAIL"
+    assert len(C.combine([P, F]).parts) == 2
+    assert C.bonferroni_level(0.95, 5) == pytest.approx(0.99)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-100, 100, allow_nan=False), min_size=3, max_size=12), st.sampled_from(C.METHODS))
+def test_interval_contains_the_effect_and_the_verdict_is_consistent(d, method):
+    d = np.asarray(d)
+    eff, lo, hi = C.interval(d, method=method, n_boot=200)
+    assert lo <= eff + 1e-9 and eff <= hi + 1e-9
+    if method in ("percentile", "bca"):
+        assert d.min() - 1e-9 <= lo and hi <= d.max() + 1e-9
+    v = C.verdict(lo, hi, "<")
+    assert v == "PASS" or not hi < 0
+    assert {C.verdict(lo, hi, "<"), C.verdict(lo, hi, ">")} != {"PASS"}
+
+
+# ------------------------------------------------------------------------------ slopes
+def test_slope_with_standard_error():
+    x = np.array([1, 2, 4, 8, 16, 32.0])
+    y = 3 * x**0.5
+    f = C.fit_slope(x, y)
+    assert f.slope == pytest.approx(0.5) and f.se == pytest.approx(0.0, abs=1e-12)
+    rng = np.random.default_rng(0)
+    y2 = y * np.exp(rng.normal(0, 0.1, x.size))
+    f2 = C.fit_slope(x, y2)
+    from scipy.stats import linregress
+
+    lr = linregress(np.log(x), np.log(y2))
+    assert f2.slope == pytest.approx(lr.slope) and f2.se == pytest.approx(lr.stderr)
+    c = C.slope_check(x, y2, "<=", 0.75)
+    assert c.verdict == "PASS" and c.se == pytest.approx(lr.stderr) and "SE" in c.text()
+    assert C.slope_check(x, y2, "<=", 0.3).verdict == "FAIL"
+    assert C.slope_check(x, y2, bound=0.3, upper=0.7).verdict == "PASS"
+    # the interval rule is three-valued: a threshold inside the interval gives INCONCLUSIVE
+    assert C.slope_check(x, y2, "<=", f2.slope, rule="interval").verdict == "INCONCLUSIVE"
+    # two points: a slope but no SE
+    two = C.fit_slope([1, 2], [1, 2])
+    assert two.slope == pytest.approx(1.0) and math.isnan(two.se)
+
+
+def test_slope_bootstrap_over_runs():
+    rng = np.random.default_rng(3)
+    xs = np.array([10, 20, 40, 80.0])
+    x = np.tile(xs, 6)
+    g = np.repeat(np.arange(6), 4)
+    y = 2 * x**0.5 * np.exp(rng.normal(0, 0.05, x.size))
+    f = C.fit_slope(x, y, se="bootstrap", groups=g, n_boot=500)
+    means = y.reshape(6, 4).mean(0)
+    assert f.slope == pytest.approx(C.fit_slope(xs, means).slope)
+    assert f.se > 0 and f.lo < f.slope < f.hi
+    with pytest.raises(ValueError, match="groups"):
+        C.fit_slope(x, y, se="bootstrap")
+
+
+def test_bad_parameters_name_themselves():
+    with pytest.raises(ValueError, match="level"):
+        C.compare_paired([1, 2, 3], [1, 2, 4], level=95)
+    with pytest.raises(ValueError, match="method"):
+        C.compare_paired([1, 2, 3], [1, 2, 4], method="jackknife")
+    with pytest.raises(ValueError, match="same number of runs"):
+        C.compare_paired([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="'a'"):
+        C.compare_paired([], [])
+
+
+def test_pairing_by_run_index():
+    a, b, reps = C.paired([10.0, 20.0, 30.0], [2.0, 1.0], reps_a=[0, 1, 2], reps_b=[1, 0])
+    assert reps.tolist() == [0, 1] and a.tolist() == [10.0, 20.0] and b.tolist() == [1.0, 2.0]
+
+
+# ------------------------------------------------------------------------------ Claim and its table
+def test_claim_backward_compatible_and_three_valued():
+    old = Claim("x", "q", "check", 1.5, True)
+    assert old.verdict == "PASS" and old.passed is True and old.value == "1.5" and old.interval is None
+    assert Claim("x", "q", "c", "v", False).verdict == "FAIL"
+    inc = Claim("x", "q", "c", "v", verdict="INCONCLUSIVE")
+    assert inc.passed is False
+    with pytest.raises(ValueError, match="verdict"):
+        Claim("x", "q", "c", "v", verdict="MAYBE")
+    with pytest.raises(ValueError, match="contradicts"):
+        Claim("x", "q", "c", "v", True, verdict="FAIL")
+    a, b = _runs(-5.0)
+    r = C.combine([C.compare_paired(a, b, n_boot=NB, label="R A − B"), C.compare_ratio(a, b, "<=", 1.2, n_boot=NB)])
+    c = Claim.from_result("fig-x", "A is better", "paired", r)
+    assert c.verdict == "PASS" and c.interval is not None and len(c.detail) == 2 and c.level == 0.95
+
+
+def test_claims_table_format():
+    a, b = _runs(-5.0)
+    claims = [Claim.from_result("c1", "A beats B", "A − B < 0", C.compare_paired(a, b, n_boot=NB), value="R: 1 vs 2"),
+              Claim("c2", "old style", "point check", "3", False),
+              Claim("c3", "too few runs", "A − B < 0", "R", verdict="INCONCLUSIVE")]
+    text = claims_table(claims)
+    lines = text.splitlines()
+    assert lines[0] == "[PASS] c1"
+    assert lines[1] == '    claim: "A beats B"'
+    assert lines[2] == "    check: A − B < 0"
+    assert lines[3] == "    number: R: 1 vs 2"
+    assert lines[4].startswith("    interval: -5.") and "(95% percentile)" in lines[4]
+    assert lines[5] == "[FAIL] c2" and lines[9] == "    interval: -"
+    assert lines[-1] == "1 PASS, 1 FAIL, 1 INCONCLUSIVE"
+    assert summary_line(["PASS", "PASS"]) == "2 PASS, 0 FAIL, 0 INCONCLUSIVE"
+
+
+def test_write_claims_json(tmp_path):
+    a, b = _runs(-5.0)
+    claims = [Claim.from_result("c1", "q", "chk", C.compare_paired(a, b, n_boot=NB)),
+              Claim.from_result("c2", "q", "chk", C.compare_paired(a[:2], b[:2]))]
+    p = write_claims(claims, tmp_path, {"paper": "X"})
+    d = json.loads(p.read_text())
+    c1, c2 = d["claims"]
+    assert c1["verdict"] == "PASS" and c1["passed"] is True and len(c1["interval"]) == 2 and c1["level"] == 0.95
+    assert c1["method"] == "percentile" and c1["detail"]
+    assert c2["verdict"] == "INCONCLUSIVE" and c2["interval"] is None
+    assert d["summary"] == {"PASS": 1, "FAIL": 0, "INCONCLUSIVE": 1} and d["paper"] == "X"
+
+
+# ------------------------------------------------------------------------------ README report
+def test_report_renders_old_and_new_claims_json(tmp_path):
+    from bandits import report
+
+    old = {"paper": "Old", "claims": [{"id": "o1", "claim": "a | b", "check": "chk", "value": "1", "passed": False,
+                                       "note": "", "verdict": "FAIL"},
+                                      {"id": "o2", "claim": "c", "check": "chk", "value": "2", "passed": True}]}
+    a, b = _runs(-5.0)
+    new_claims = [Claim.from_result("n1", "q", "chk", C.compare_paired(a, b, n_boot=NB), value="R 1 vs 2"),
+                  Claim("n2", "q", "chk", "v", verdict="INCONCLUSIVE")]
+    write_claims(new_claims, tmp_path / "new", {"paper": "New"})
+    full = {"old": old, "new": json.loads((tmp_path / "new" / "claims.json").read_text())}
+    quick = {"new": json.loads((tmp_path / "new" / "claims.json").read_text())}
+    md = report.claims_markdown(full, quick)
+    assert "| New | 1 / 0 / 1 | 1 / 0 / 1 |" in md
+    assert "| Old | 1 / 1 / 0 | not run |" in md
+    assert "**FAIL** (1; interval: -)" in md and "**PASS** (2; interval: -)" in md
+    assert "a \\| b" in md
+    row = next(line for line in md.splitlines() if "`n1`" in line)
+    assert "**PASS** (R 1 vs 2; interval: -5." in row and "(95% percentile)" in row
+    assert "**INCONCLUSIVE** (v; interval: -)" in md
+
+
+# ------------------------------------------------------------------------------ bands
+def test_bands_stay_in_range_and_se_is_narrower_than_sd():
+    from bandits.plotting import mean_band
+
+    rng = np.random.default_rng(0)
+    runs = np.cumsum(rng.exponential(1.0, (10, 50)), axis=1)
+    runs[0] *= 20  # one stuck run: heavy tail
+    m, lo_sd, hi_sd = mean_band(runs, "sd")
+    assert lo_sd.min() < 0  # the old band leaves the range
+    m, lo, hi = mean_band(runs, "sd", bounds=(0, None))
+    assert lo.min() >= 0
+    m, lo_se, hi_se = mean_band(runs, "se", bounds=(0, None))
+    assert np.all(hi_se - lo_se <= hi_sd - lo_sd + 1e-12) and lo_se.min() >= 0
+    np.testing.assert_allclose(m, runs.mean(0))
+    m, lo_b, hi_b = mean_band(runs, "bootstrap", bounds=(0, None))
+    m2, lo_b2, hi_b2 = mean_band(runs, "bootstrap", bounds=(0, None))
+    np.testing.assert_array_equal(lo_b, lo_b2)  # seeded
+    assert np.all(lo_b >= runs.min(0) - 1e-9) and np.all(lo_b <= m + 1e-9) and np.all(hi_b >= m - 1e-9)
+    with pytest.raises(ValueError, match="band"):
+        mean_band(runs, "iqr")
+
+
+def test_band_plot_draws_final_points():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bandits.plotting import band_plot
+
+    fig, ax = plt.subplots()
+    runs = np.abs(np.random.default_rng(1).normal(0, 1, (5, 20))).cumsum(1)
+    band_plot(ax, np.arange(1, 21), runs, "A", bounds=(0, None), points=True)
+    assert len(ax.collections) == 2  # the band and the per-run points
+    offsets = ax.collections[1].get_offsets()
+    assert offsets.shape == (5, 2) and np.all(offsets[:, 0] > 20)
+    np.testing.assert_allclose(np.sort(offsets[:, 1]), np.sort(runs[:, -1]))
+    plt.close(fig)
