@@ -13,6 +13,17 @@ then choose the unit the paper used:
 * the DUETS authors' code: total uplink summed over agents (``"code_uplink"``).
 
 Nothing is counted twice: algorithms never write totals by hand, they log messages.
+
+Aggregated deliveries (:meth:`CommLedger.deliver`). Peer-to-peer message passing on a graph
+(Coop-KernelUCB's LOCAL protocol) delivers tens of millions of messages at V = 200, so one
+Python object per message is out of reach. ``deliver(t, n_messages, scalars_each, kind)`` adds
+``n_messages`` deliveries of ``scalars_each`` scalars at step ``t`` to per-step numpy arrays;
+``per_step``, ``total_up``/``total_down``, ``by_kind`` and ``rounds`` include them exactly as if
+each delivery had been logged with :meth:`CommLedger.send`. A peer-to-peer delivery (agent →
+agent) counts as ``"up"`` (the module's convention: only the server sends ``"down"``); every
+*delivery* (one message arriving at one receiver) is counted once, so a message flooded to
+``k`` receivers counts ``k`` times. :meth:`CommLedger.deliveries` returns the per-step delivery
+counts (messages, not scalars).
 """
 from __future__ import annotations
 
@@ -65,6 +76,9 @@ class CommLedger:
     def __init__(self, n_agents: int, horizon: int):
         self.n_agents, self.horizon = int(n_agents), int(horizon)
         self.messages: list[Message] = []
+        # aggregated deliveries: (direction, kind) -> per-step scalars / per-step message counts
+        self._agg_scalars: dict[tuple[str, str], np.ndarray] = {}
+        self._agg_count: dict[tuple[str, str], np.ndarray] = {}
 
     # -- recording -------------------------------------------------------------------------
     def send(self, t: int, sender: int, receiver: int, kind: str, scalars: int) -> None:
@@ -79,6 +93,32 @@ class CommLedger:
         self._check(t, scalars)
         self.messages.append(Message(int(t), SERVER, self.ALL, "down", kind, int(scalars), n))
 
+    def deliver(self, t: int, n_messages: int, scalars_each: int, kind: str, direction: str = "up") -> None:
+        """``n_messages`` deliveries of ``scalars_each`` scalars each at step ``t`` (aggregated).
+
+        Equivalent, for every aggregate of the ledger, to ``n_messages`` calls of :meth:`send`
+        (peer-to-peer deliveries are ``"up"``, see the module docstring), but O(1) in memory.
+        """
+        if direction not in ("up", "down"):
+            raise ValueError(f"direction must be 'up' or 'down', got {direction!r}")
+        if n_messages < 0:
+            raise ValueError(f"n_messages must be >= 0, got {n_messages}")
+        self._check(t, scalars_each)
+        key = (direction, str(kind))
+        if key not in self._agg_scalars:
+            self._agg_scalars[key] = np.zeros(self.horizon)
+            self._agg_count[key] = np.zeros(self.horizon, dtype=np.int64)
+        self._agg_scalars[key][int(t)] += float(n_messages) * float(scalars_each)
+        self._agg_count[key][int(t)] += int(n_messages)
+
+    def deliveries(self, kind: str | None = None) -> np.ndarray:
+        """Per-step number of aggregated deliveries (messages, not scalars), shape (horizon,)."""
+        out = np.zeros(self.horizon, dtype=np.int64)
+        for (_, k), c in self._agg_count.items():
+            if kind is None or k == kind:
+                out += c
+        return out
+
     def _check(self, t, scalars):
         if not 0 <= t < self.horizon:
             raise ValueError(f"message time {t} outside [0, {self.horizon})")
@@ -92,19 +132,27 @@ class CommLedger:
         for m in self.messages:
             if m.direction == direction and (kind is None or m.kind == kind):
                 out[m.t] += m.scalars * m.n_receivers
+        for (dirn, k), arr in self._agg_scalars.items():
+            if dirn == direction and (kind is None or k == kind):
+                out += arr
         return out
 
     @property
     def total_up(self) -> float:
-        return float(sum(m.scalars * m.n_receivers for m in self.messages if m.direction == "up"))
+        return float(sum(m.scalars * m.n_receivers for m in self.messages if m.direction == "up")
+                     + sum(float(a.sum()) for (d, _), a in self._agg_scalars.items() if d == "up"))
 
     @property
     def total_down(self) -> float:
-        return float(sum(m.scalars * m.n_receivers for m in self.messages if m.direction == "down"))
+        return float(sum(m.scalars * m.n_receivers for m in self.messages if m.direction == "down")
+                     + sum(float(a.sum()) for (d, _), a in self._agg_scalars.items() if d == "down"))
 
     def rounds(self) -> int:
         """Number of distinct time steps at which anything was communicated."""
-        return len({m.t for m in self.messages})
+        steps = {m.t for m in self.messages}
+        for c in self._agg_count.values():
+            steps.update(np.flatnonzero(c).tolist())
+        return len(steps)
 
     def curve(self, convention: str = "paper") -> np.ndarray:
         """Cumulative communication vs time under a named convention (see module docstring)."""
@@ -114,4 +162,6 @@ class CommLedger:
         out: dict[str, float] = {}
         for m in self.messages:
             out[m.kind] = out.get(m.kind, 0.0) + m.scalars * m.n_receivers
+        for (_, k), arr in self._agg_scalars.items():
+            out[k] = out.get(k, 0.0) + float(arr.sum())
         return out
