@@ -10,12 +10,24 @@ A run is a pure function of ``(config, seed, rep)``:
   the algorithm's seed. The environment stream does not depend on the algorithm, so every
   algorithm in a comparison sees the same arm sets and noise (common random numbers).
 
-:func:`sweep` maps runs over a joblib backend (``serial``, ``loky``, ``threading`` or
-``dask``), with a tqdm bar and an on-disk cache keyed by ``sha256(config, seed, rep, package
-version, source fingerprint)`` (a code change invalidates cached runs): each finished run is written atomically by the worker that computed it, so an
-interrupted sweep loses no finished run and a re-run recomputes only what is missing. A cache
-file that cannot be read (truncated, corrupt) is reported and recomputed. Workers run with one
-BLAS thread each, so the results do not depend on ``n_jobs``.
+:func:`sweep` maps runs over a joblib backend (``serial``, ``loky``, ``threading``) or a dask.distributed
+cluster (``dask``), with a tqdm bar and an on-disk cache keyed by ``sha256(config, seed, rep, package
+version, source fingerprint)`` (a code change invalidates cached runs). Results come back to the
+calling process, which alone writes the cache, atomically, one file per run as each run finishes:
+a remote worker needs no access to the cache folder, an interrupted sweep loses no finished run,
+and a re-run recomputes only what is missing. A cache file that cannot be read (truncated,
+corrupt) is reported and recomputed. Workers run with one BLAS thread each, so the results do not
+depend on ``n_jobs`` or on where they ran.
+
+Dask: ``sweep(..., backend="dask", scheduler="tcp://host:port")`` (or, without ``scheduler``, the
+``DASK_SCHEDULER_ADDRESS`` environment variable, dask's own convention) connects a
+``Client(address)`` to an existing cluster; without an address it uses the current client or
+starts a local cluster of ``n_jobs`` single-threaded worker processes. Before any run the
+package version and source fingerprint of every worker are compared with the client's
+(:func:`check_workers`), and each run checks them again on the worker that executes it (a worker
+may join later): a mismatch is a :class:`WorkerMismatchError` naming the worker. A worker lost
+mid-sweep loses no run: the scheduler re-runs its tasks elsewhere. Notebooks take a
+``scheduler`` parameter through :func:`resolve_scheduler`.
 """
 from __future__ import annotations
 
@@ -36,13 +48,18 @@ import numpy as np
 from . import __version__
 
 __all__ = ["run_cell", "run_key", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
-           "run_seeds", "validate_backend"]
+           "run_seeds", "validate_backend", "resolve_scheduler", "check_workers", "worker_identity",
+           "WorkerMismatchError", "code_fingerprint"]
 
 BACKENDS = ("serial", "loky", "threading", "dask")
 
 
 class CacheWarning(UserWarning):
     """A cache entry could not be read and is being recomputed."""
+
+
+class WorkerMismatchError(RuntimeError):
+    """A dask worker runs another version of the package (or other source) than the client."""
 
 
 def _canonical(obj) -> str:
@@ -114,7 +131,12 @@ def run_cell(config: dict, seed: int, rep: int) -> dict:
     env_ss, alg_ss = run_seeds(seed, rep)
     rng_env, rng_noise = (np.random.default_rng(s) for s in env_ss.spawn(2))
     ledger = CommLedger(N, T)
-    policy = get_algorithm(config["algorithm"])(N, T, env.dim, alg_ss, ledger, **config.get("params", {}))
+    cls, params = get_algorithm(config["algorithm"]), dict(config.get("params", {}))
+    if getattr(cls, "needs_network", False):  # graph methods (Coop-KernelUCB family)
+        params["network"] = env.network
+        if params.get("kz") == "oracle":
+            params["kz_oracle"] = env.kz_true
+    policy = cls(N, T, env.dim, alg_ss, ledger, **params)
     trace = run_regret(policy, env, T, N, rng_env, rng_noise)
     arrays = {"regret": trace.regret, "comm_up": trace.comm_up, "comm_down": trace.comm_down,
               "n_active": trace.n_active}
@@ -193,13 +215,75 @@ class Cache:
             raise
 
 
-def _worker(config, seed, rep, cache_dir, fn=None):
+def worker_identity() -> dict:
+    """``{"version", "code"}`` of the package in this process (compared across dask workers)."""
+    return {"version": __version__, "code": code_fingerprint()}
+
+
+def _worker(config, seed, rep, fn=None, expected: dict | None = None):
+    """One run with one BLAS thread; returns the result (the caller writes the cache)."""
     from threadpoolctl import threadpool_limits
 
+    if expected is not None:
+        _check_identity(expected, worker_identity(), where="this worker")
     with threadpool_limits(limits=1):
-        result = (fn or run_cell)(config, seed, rep)
-    Cache(cache_dir).save(run_key(config, seed, rep, fn), result)
-    return result
+        return (fn or run_cell)(config, seed, rep)
+
+
+def _check_identity(expected: dict, found: dict, where: str) -> None:
+    if found != expected:
+        raise WorkerMismatchError(
+            f"{where} runs bandits {found.get('version')} (source fingerprint {found.get('code')}) but the "
+            f"client runs {expected['version']} (source fingerprint {expected['code']}): install the same "
+            "version of the package on every dask worker (e.g. the same git commit) and restart the workers")
+
+
+def check_workers(client, expected: dict | None = None) -> dict:
+    """Compare every connected dask worker's :func:`worker_identity` with the client's (or
+    ``expected``); raises :class:`WorkerMismatchError` naming the first mismatching worker.
+    Returns ``{worker address: identity}``."""
+    expected = expected or worker_identity()
+    found = client.run(worker_identity)
+    for addr, ident in sorted(found.items()):
+        _check_identity(expected, ident, where=f"dask worker {addr}")
+    return found
+
+
+_SCHEME = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
+
+
+def resolve_scheduler(scheduler: str | None = None, backend: str = "dask") -> str | None:
+    """The dask scheduler address a sweep should use, validated; ``None`` for none.
+
+    ``scheduler`` (a notebook parameter or ``make figures SCHEDULER=...``) wins; when it is
+    ``None`` or ``""`` and ``backend == "dask"``, the ``DASK_SCHEDULER_ADDRESS`` environment
+    variable is used (dask's convention). A given address is exported to
+    ``DASK_SCHEDULER_ADDRESS`` for this process, so every :func:`sweep` with ``backend="dask"``
+    that is not handed a scheduler (the experiment modules) reaches the same cluster.
+
+    Raises ``ValueError`` naming ``scheduler`` for an address that is not ``host:port`` or
+    ``<protocol>://host:port``, or when it is given with a backend other than ``"dask"``.
+    """
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise ValueError(f"parameter 'scheduler' must be a dask scheduler address such as "
+                         f"'tcp://host:8786', or None; got {scheduler!r}")
+    if scheduler:
+        if backend != "dask":
+            raise ValueError(f"parameter 'scheduler' needs backend='dask' (got backend={backend!r}); "
+                             "a scheduler address sends the runs to a dask cluster")
+        addr = scheduler.strip()
+        rest = addr.split("://", 1)[1] if "://" in addr else addr
+        if ("://" in addr and not addr.startswith(_SCHEME)) or (not addr.startswith("inproc://") and (
+                ":" not in rest or not rest.rsplit(":", 1)[1].isdigit() or not rest.rsplit(":", 1)[0])):
+            raise ValueError(f"parameter 'scheduler' must be a dask scheduler address "
+                             f"'<protocol>://host:port' (protocols {', '.join(p[:-3] for p in _SCHEME)}) or "
+                             f"'host:port', e.g. 'tcp://10.0.0.5:8786'; got {scheduler!r}")
+        os.environ["DASK_SCHEDULER_ADDRESS"] = addr
+        return addr
+    if backend != "dask":
+        return None
+    env = os.environ.get("DASK_SCHEDULER_ADDRESS", "").strip()
+    return resolve_scheduler(env, backend) if env else None
 
 
 def validate_backend(backend: str, n_jobs: int) -> None:
@@ -218,15 +302,18 @@ class SweepStats:
 
 def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: str = "loky",
           cache_dir: str | os.PathLike | None = None, progress: bool = True,
-          desc: str = "runs", fn=None) -> tuple[list[dict], SweepStats]:
+          desc: str = "runs", fn=None, scheduler: str | None = None) -> tuple[list[dict], SweepStats]:
     """Run ``tasks`` (a list of ``(config, rep)``) and return their results in order.
 
-    Cached runs are loaded; the others are computed with joblib (or in-process for
-    ``backend="serial"`` / ``n_jobs=1``) and cached as they finish. ``fn`` replaces
-    :func:`run_cell` by another pure, module-level ``(config, seed, rep) -> {"arrays", "meta"}``
-    function (its name enters the cache key).
+    Cached runs are loaded; the others are computed in-process (``backend="serial"`` or
+    ``n_jobs=1`` with a joblib backend), with joblib (``loky``, ``threading``) or on a dask
+    cluster (``dask``: ``scheduler`` or ``DASK_SCHEDULER_ADDRESS``, else the current client or a
+    local cluster; see the module docstring), and written to the cache by this process as they
+    finish. ``fn`` replaces :func:`run_cell` by another pure, module-level
+    ``(config, seed, rep) -> {"arrays", "meta"}`` function (its name enters the cache key).
     """
     validate_backend(backend, n_jobs)
+    address = resolve_scheduler(scheduler, backend)
     cache = Cache(cache_dir)
     keys = [run_key(c, seed, r, fn) for c, r in tasks]
     results: list[dict | None] = [cache.load(k) for k in keys]
@@ -236,47 +323,85 @@ def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: st
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(todo), desc=desc, disable=not progress, leave=False)
-        cdir = str(cache.dir) if cache.dir is not None else None
-        if backend == "serial" or n_jobs == 1:
+
+        def done(i, res):
+            cache.save(keys[i], res)
+            results[i] = res
+            bar.update()
+
+        if backend == "dask":
+            _sweep_dask(tasks, todo, seed, fn, n_jobs, address, done)
+        elif backend == "serial" or n_jobs == 1:
             for i in todo:
-                results[i] = _worker(tasks[i][0], seed, tasks[i][1], cdir, fn)
-                bar.update()
+                done(i, _worker(tasks[i][0], seed, tasks[i][1], fn))
         else:
             from joblib import Parallel, delayed, parallel_config
 
             ctx = {"backend": backend}
             if backend == "loky":
                 ctx["inner_max_num_threads"] = 1
-            client = None
-            if backend == "dask":
-                client = _dask_client(n_jobs)
-            try:
-                with parallel_config(**ctx):
-                    gen = Parallel(n_jobs=n_jobs, return_as="generator")(
-                        delayed(_worker)(tasks[i][0], seed, tasks[i][1], cdir, fn) for i in todo)
-                    for i, res in zip(todo, gen):
-                        results[i] = res
-                        bar.update()
-            finally:
-                if client is not None and getattr(client, "_bandits_owned", False):
-                    client.close()
+            with parallel_config(**ctx):
+                gen = Parallel(n_jobs=n_jobs, return_as="generator")(
+                    delayed(_worker)(tasks[i][0], seed, tasks[i][1], fn) for i in todo)
+                for i, res in zip(todo, gen):
+                    done(i, res)
         bar.close()
     return results, stats
 
 
-def _dask_client(n_jobs: int):
-    """The current dask.distributed client, or a local cluster with ``n_jobs`` workers."""
+def _sweep_dask(tasks, todo, seed, fn, n_jobs, address, done) -> None:
+    """Submit the missing runs to a dask cluster; hand each result to ``done`` as it arrives."""
+    from dask.distributed import as_completed
+
+    client = _dask_client(n_jobs, address)
+    try:
+        expected = worker_identity()
+        check_workers(client, expected)
+        futures = {}
+        for i in todo:
+            cfg, rep = tasks[i]
+            f = client.submit(_worker, cfg, seed, rep, fn, expected, pure=False,
+                              key=f"bandits-run-{run_key(cfg, seed, rep, fn)}-{i}")
+            futures[f] = i
+        try:
+            for f in as_completed(list(futures)):
+                done(futures[f], f.result())
+        finally:
+            client.cancel(list(futures))
+    finally:
+        if getattr(client, "_bandits_owned", False):
+            client.close()
+            cluster = getattr(client, "_bandits_cluster", None)
+            if cluster is not None:
+                cluster.close()
+
+
+def _dask_client(n_jobs: int, address: str | None = None):
+    """A client of the cluster at ``address``, else the current client, else a local cluster with
+    ``n_jobs`` single-threaded worker processes. Local-cluster keywords are only ever passed when
+    this function starts the cluster itself."""
     try:
         from dask.distributed import Client, get_client
     except ImportError as exc:  # pragma: no cover
         raise ImportError("backend='dask' needs dask.distributed: pip install 'dask[distributed]'") from exc
+    if address:
+        try:
+            client = Client(address, timeout="30s")
+        except OSError as exc:
+            raise OSError(f"could not reach the dask scheduler at {address!r} (parameter 'scheduler' or "
+                          f"DASK_SCHEDULER_ADDRESS): {exc}") from exc
+        client._bandits_owned = True
+        return client
     try:
         return get_client()
     except ValueError:
+        from dask.distributed import LocalCluster
+
         workers = os.cpu_count() if n_jobs == -1 else n_jobs
-        client = Client(n_workers=workers, threads_per_worker=1, processes=True,
-                        dashboard_address=None)
-        client._bandits_owned = True
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+        client._bandits_owned, client._bandits_cluster = True, cluster
         return client
 
 

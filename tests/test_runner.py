@@ -140,3 +140,38 @@ def test_dask_backend_gives_the_same_numbers():
     r_serial, _ = sweep(_tasks(), 5, n_jobs=1, backend="serial", cache_dir=None, progress=False)
     for a, b in zip(r_dask, r_serial):
         _same(a, b)
+
+
+def test_resolve_scheduler_validates_and_exports(monkeypatch):
+    from bandits.runner import resolve_scheduler
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    assert resolve_scheduler(None) is None and resolve_scheduler("", "loky") is None
+    assert resolve_scheduler("tcp://10.0.0.5:8786") == "tcp://10.0.0.5:8786"
+    import os
+
+    assert os.environ["DASK_SCHEDULER_ADDRESS"] == "tcp://10.0.0.5:8786"  # reaches sweeps not handed it
+    assert resolve_scheduler(None) == "tcp://10.0.0.5:8786"
+    assert resolve_scheduler(None, "loky") is None  # the variable only matters for backend="dask"
+    assert resolve_scheduler("host:8786") == "host:8786"
+    for bad in ("tcp://host", "http://host:8786", "host:port", ":8786", 8786):
+        with pytest.raises(ValueError, match="scheduler"):
+            resolve_scheduler(bad)
+    with pytest.raises(ValueError, match="scheduler.*backend='dask'"):
+        resolve_scheduler("tcp://h:1", "loky")
+
+
+def test_workers_do_not_write_the_cache(tmp_path, monkeypatch):
+    """The calling thread writes every run (remote workers may not see the cache folder)."""
+    import threading
+
+    saved = []
+    real = Cache.save
+
+    def spy(self, key, result):
+        saved.append(threading.get_ident())
+        real(self, key, result)
+    monkeypatch.setattr(Cache, "save", spy)
+    sweep(_tasks(), 0, n_jobs=2, backend="threading", cache_dir=tmp_path, progress=False)
+    assert len(saved) == 6 and set(saved) == {threading.get_ident()}
+    assert len(list(tmp_path.glob("*.npz"))) == 6
