@@ -32,6 +32,10 @@ def make_env(spec: dict, env_seed: int = 0):
     (max over the candidates, default) or "continuous" (the function's true maximum),
     "schedule": "sync" | "uniform" | "round_robin"}``.
     """
+    if isinstance(spec, dict) and spec.get("kind") == "coop":  # Coop-KernelUCB (bandits/envs/coop.py)
+        from .coop import make_coop_env
+
+        return make_coop_env(spec, env_seed)
     from .datasets import DATASET_ENVS, recommendation_env, uci_env
 
     if not isinstance(spec, dict) or "name" not in spec:

@@ -1,0 +1,433 @@
+r"""Environments of the cooperative kernel bandit paper (Dubey & Pentland, ICML 2020, §5, Figure 1).
+
+``V`` agents on a graph; every round *all* agents act, each on its own decision set of ``K = 8`` fresh
+contexts in ``R^d`` (``d = 10``), and receive ``y = f_v(x) + ε`` with ``f_v(x) = F(x, z_v)`` and
+``ε ~ N(0, R²)`` (``R = 0.1``; the paper states no noise law or level: spec §1.1, [inferred]). Regret is
+measured against each agent's best arm in its own decision set.
+
+The paper states only ``V = 200``, 8 contexts, ``d = 10`` and the two kernel setups; every other
+choice below is the spec's [inferred] default (``coop-kernelucb.md`` §4.2), each a config option:
+
+**Setup 1 (``setup="linear"``): linear ``K_x``, clustered ``K_z``.** The paper: "``K_z`` is a clustering
+of the agents given by the independent sets of the γ-th power of ``G``". Read literally (colour classes
+of ``G_γ``: mutually far-apart agents) no agent would ever receive same-cluster data, so (spec §7 item 5)
+the clusters are the stars ``{c} ∪ π(c)`` around Dist-KernelUCB's central agents (``cluster_mode=
+"mis_star"``); ``"clique_cover"`` (cliques of ``G_γ``), ``"coloring"`` (the literal reading: greedy colour
+classes of ``G_γ``) and ``"equal"`` (``n_clusters`` equal blocks of node ids, for the heterogeneity check
+C4) are options. With ``min_clusters`` (default 2, spec §9.2) the largest cluster is split in two by BFS
+order from its centre until there are that many (a BFS sample of a SNAP graph often has a single
+centre, which would make the panel fully cooperative). True ``K_z(u, v) = 1{cluster(u) = cluster(v)}``.
+
+* ``θ_c ~ Uniform(S^{d−1})`` per cluster, ``f_v(x) = θ_{c(v)}ᵀ x``;
+* contexts ``x = normalise(m_{c(v)} + ξ)``, ``m_c ~ Uniform(S^{d−1})``, ``ξ ~ N(0, (s²/d) I)``, ``s = 1``
+  (``‖x‖ = 1``; agent-dependent context laws are what makes the MMD estimate of ``K_z``, Sec. 3.3,
+  informative).
+
+**Setup 2 (``setup="rbf"``): RBF ``K_x`` and RBF ``K_z``** ("randomly initialised Gaussian kernels").
+
+* network contexts ``z_v = normalise(m_{c(v)} + ρ ξ_v)``, ``ξ_v ~ N(0, I/d)``, ``ρ = 0.5``, clusters as in
+  setup 1 (``z_mode="cluster"``; ``"iid"``: ``z_v ~ Uniform(S^{d−1})``);
+* ``K_x(x, x') = exp(−‖x − x'‖²/(2ℓ_x²))``, ``K_z(z, z') = exp(−‖z − z'‖²/(2ℓ_z²))`` with ``ℓ_x = 2``,
+  ``ℓ_z = 0.5`` (the spec's pilot values) or, with ``"random"``, ``ℓ ~ Uniform[0.5, 2]`` drawn from the
+  environment seed;
+* contexts ``x = normalise(ω z_v + ξ)``, ``ξ ~ N(0, I/d)``, ``ω = 0.5``;
+* ``F(x, z) = Σ_{j=1}^{M} a_j K_x(x, p_j) K_z(z, q_j)``, ``M = 10`` anchors: ``q_j = z_{v_j}`` for uniformly
+  drawn agents ``v_j``, ``p_j`` a context drawn from agent ``v_j``'s law, ``a_j ~ N(0, 1)``, rescaled so that
+  ``max |F(x, z_v)|`` over 32 contexts per agent (drawn from the environment seed) is 1.
+
+**Fixed arms (``setup="fixed"``, Theorem 2 checks):** one cluster (all ``z_v`` equal, ``K_z ≡ 1``), one fixed
+set of ``K`` unit vectors shared by every agent and round; linear reward ``θᵀx`` or an RBF reward
+``Σ_j a_j K_x(x, p_j)`` (``M`` anchors on the sphere, ``max_x |f(x)| = 1`` over the arms).
+
+**Public and hidden attributes.** Policies may read ``env.network`` (the :class:`~bandits.graphs.Network`:
+distances, ``γ``, clique cover, centres) and ``env.kernel_x`` (the action kernel's spec, known to the
+learner in the paper). ``env.kz_true`` (``(V, V)`` true network kernel) is *hidden truth*: an algorithm
+may receive it only in its oracle-``K_z`` mode (the paper's algorithms estimate ``K_z`` by MMD); the
+cluster labels, ``z`` and reward parameters live in ``env.truth`` for diagnostics and tests only.
+
+**Seeds.** The graph is drawn from ``graph_seed`` (default: ``env_seed``) and the reward parameters,
+cluster means and ``z`` from ``env_seed``, through ``SeedSequence([seed, crc32(tag)])``; the contexts and
+the noise stream from the run's generators (common random numbers across algorithms). Setting
+``graph_seed`` fixes the panel's graph while ``env_seed`` refreshes the bandit parameters per
+repetition (the paper: "the bandit contexts were refreshed every trial").
+"""
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+
+from .. import graphs as gr
+from ..kernels import RBF, Linear
+from .base import REWARDS, Arms, FiniteDomainEnv, draw_rewards
+
+__all__ = ["CoopEnv", "CoopFixedArmEnv", "make_coop_env", "coop_network", "coop_clusters",
+           "split_clusters", "GRAPHS", "SETUPS", "CLUSTER_MODES", "COOP_KEYS"]
+
+SETUPS = ("linear", "rbf", "fixed")
+GRAPHS = ("er", "complete", "path", "cycle", "star", "mycielski-complement") + gr.SNAP_GRAPHS
+CLUSTER_MODES = ("mis_star", "clique_cover", "coloring", "equal")
+
+#: Every key a ``{"kind": "coop", ...}`` spec may hold, with its default.
+COOP_KEYS = {
+    "kind": "coop", "name": None, "setup": "linear",
+    # graph
+    "graph": "er", "V": 200, "p": 0.7, "k": 5, "sampler": "bfs", "restart": 0.15, "lang": "ENGB",
+    "gamma": None, "gamma_rounding": "floor", "graph_seed": None,
+    # bandit
+    "K": 8, "d": 10, "noise_std": 0.1, "reward": "gaussian",
+    "cluster_mode": "mis_star", "min_clusters": 2, "n_clusters": None, "s": 1.0,
+    "rho": 0.5, "omega": 0.5, "z_mode": "cluster", "lengthscale_x": 2.0, "lengthscale_z": 0.5,
+    "M": 10, "kernel": "linear",
+}
+
+
+def _seq(tag: str, seed: int) -> np.random.SeedSequence:
+    import zlib
+
+    return np.random.SeedSequence([int(seed), zlib.crc32(tag.encode())])
+
+
+def _normalise(X: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(X, axis=-1, keepdims=True)
+    return X / np.where(n > 0, n, 1.0)
+
+
+def _sphere(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    return _normalise(rng.standard_normal((n, d)))
+
+
+# --------------------------------------------------------------------------------------------------
+# Graph of a panel
+# --------------------------------------------------------------------------------------------------
+def _build_graph(spec: dict, rng: np.random.Generator) -> tuple[nx.Graph, str]:
+    g, V = spec["graph"], spec["V"]
+    if g == "er":
+        return gr.connected_erdos_renyi(V, spec["p"], rng), f"Erdős–Rényi ({V}, {spec['p']:g})"
+    if g == "complete":
+        return nx.complete_graph(V), f"complete ({V})"
+    if g == "path":
+        return nx.path_graph(V), f"path ({V})"
+    if g == "cycle":
+        return nx.cycle_graph(V), f"cycle ({V})"
+    if g == "star":
+        return nx.star_graph(V - 1), f"star ({V})"
+    if g == "mycielski-complement":
+        return gr.mycielski_complement(spec["k"]), f"Mycielski-{spec['k']} complement"
+    full = gr.load_snap_graph(g, lang=spec["lang"])
+    sample = gr.subsample(full, V, rng, method=spec["sampler"], restart=spec["restart"])
+    how = "BFS" if spec["sampler"] == "bfs" else "random walk"
+    return sample, f"{full.graph['name']}, {how} sample of {V}"
+
+
+@functools.lru_cache(maxsize=32)
+def _cached_network(graph_json: str, graph_seed: int, data_key) -> gr.Network:
+    spec = json.loads(graph_json)
+    rng = np.random.default_rng(_seq("coop-graph", graph_seed))
+    G, label = _build_graph(spec, rng)
+    return gr.network_from_graph(G, gamma=spec["gamma"], name=label, gamma_rounding=spec["gamma_rounding"])
+
+
+def coop_network(spec: dict, env_seed: int = 0) -> gr.Network:
+    """The panel's :class:`~bandits.graphs.Network` for a coop env spec (deterministic in
+    ``graph_seed``, default ``env_seed``; cached per process). SNAP graphs are read through the
+    checksummed data registry; the cache key includes their files' size and mtime."""
+    spec = _complete_spec(spec)
+    keys = ("graph", "V", "p", "k", "sampler", "restart", "lang", "gamma", "gamma_rounding")
+    gspec = {k: spec[k] for k in keys}
+    data_key = None
+    if spec["graph"] in gr.SNAP_GRAPHS:
+        data_key = gr._snap_stat_key(spec["graph"], str(spec["lang"]).upper(), None)
+    seed = spec["graph_seed"] if spec["graph_seed"] is not None else env_seed
+    return _cached_network(json.dumps(gspec, sort_keys=True), int(seed), data_key)
+
+
+# --------------------------------------------------------------------------------------------------
+# Clusters
+# --------------------------------------------------------------------------------------------------
+def split_clusters(labels: np.ndarray, network: gr.Network, min_clusters: int) -> np.ndarray:
+    """Split the largest cluster (ties: smallest label) in two until there are ``min_clusters``.
+
+    The members of the cluster are ordered by hop distance from its anchor (its central agent if it
+    holds one, else its smallest id; unreachable last), then id: the first ``⌈n/2⌉`` keep the label, the
+    rest get a new one (spec §4.2 "split the largest star clusters by BFS order"; the halving rule
+    is ours). Labels are renumbered ``0..`` in order of first appearance.
+    """
+    labels = np.asarray(labels, dtype=np.int64).copy()
+    V = labels.size
+    if min_clusters > V:
+        raise ValueError(f"min_clusters = {min_clusters} exceeds the number of agents V = {V}")
+    centres = set(network.centres.tolist())
+    while np.unique(labels).size < min_clusters:
+        sizes = np.bincount(labels)
+        big = int(np.argmax(sizes))
+        members = np.nonzero(labels == big)[0]
+        anchor = next((m for m in members if m in centres), members[0])
+        d = network.dist[anchor, members].astype(float)
+        d[d < 0] = np.inf
+        order = members[np.lexsort((members, d))]
+        labels[order[(len(order) + 1) // 2:]] = labels.max() + 1
+    _, first = np.unique(labels, return_index=True)
+    remap = np.empty(labels.max() + 1, dtype=np.int64)
+    remap[labels[np.sort(first)]] = np.arange(first.size)
+    return remap[labels]
+
+
+def coop_clusters(network: gr.Network, mode: str = "mis_star", min_clusters: int = 1,
+                  n_clusters: int | None = None) -> np.ndarray:
+    """``(V,)`` int64 cluster label of every agent (setup 1's ``K_z``; setup 2's ``z`` means).
+
+    Args:
+        network: the panel's network.
+        mode: ``"mis_star"`` (``{c} ∪ π(c)`` around each central agent; default), ``"clique_cover"``
+            (the cliques of ``G_γ``), ``"coloring"`` (greedy DSATUR colour classes of ``G_γ``, i.e.
+            independent sets of ``G_γ``: the paper's literal wording), ``"equal"`` (``n_clusters``
+            contiguous, equal-size blocks of node ids).
+        min_clusters: split the largest cluster until there are at least this many.
+        n_clusters: number of blocks for ``"equal"``.
+    """
+    V = network.V
+    if mode == "mis_star":
+        labels = np.searchsorted(network.centres, network.centre_of)
+    elif mode == "clique_cover":
+        labels = network.clique_of.copy()
+    elif mode == "coloring":
+        H = nx.Graph()
+        H.add_nodes_from(range(V))
+        i, j = np.nonzero(np.triu(network.adjacency, 1))
+        H.add_edges_from(zip(i.tolist(), j.tolist()))
+        col = nx.greedy_color(H, strategy="saturation_largest_first")
+        labels = np.array([col[v] for v in range(V)], dtype=np.int64)
+    elif mode == "equal":
+        if n_clusters is None or not 1 <= int(n_clusters) <= V:
+            raise ValueError(f"cluster_mode 'equal' needs n_clusters in 1..V={V}, got {n_clusters!r}")
+        labels = (np.arange(V) * int(n_clusters)) // V
+    else:
+        raise ValueError(f"cluster_mode must be one of {CLUSTER_MODES}, got {mode!r}")
+    labels = np.asarray(labels, dtype=np.int64)
+    if min_clusters is not None and min_clusters > 1:
+        labels = split_clusters(labels, network, int(min_clusters))
+    return labels
+
+
+# --------------------------------------------------------------------------------------------------
+# Environments
+# --------------------------------------------------------------------------------------------------
+@dataclass
+class CoopEnv:
+    """Fresh per-agent decision sets each round, every agent active (Figure 1 setups 1 and 2).
+
+    Attributes:
+        network: the communication network (public).
+        kz_true: ``(V, V)`` true network kernel ``K_z(z_u, z_v)`` (hidden; oracle mode only).
+        kernel_x: the action kernel's spec (public: ``{"name": "linear"}`` or ``{"name": "rbf",
+            "lengthscale": ℓ_x, ...}``).
+        n_arms, dim: ``K`` contexts per agent per round, each in ``R^dim``.
+        noise_std: ``R``.
+        truth: hidden parameters (``clusters``, ``theta`` / ``z``, anchors, ...).
+        info: logged statistics (network stats, cluster sizes, lengthscales).
+    """
+
+    network: gr.Network
+    kz_true: np.ndarray
+    kernel_x: dict
+    setup: str
+    n_arms: int
+    dim: int
+    noise_std: float
+    truth: dict
+    name: str = "coop"
+    info: dict = field(default_factory=dict)
+    reward: str = "gaussian"
+    schedule: str = "sync"
+
+    def __post_init__(self):
+        if self.reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
+        self.kz_true.setflags(write=False)
+
+    @property
+    def V(self) -> int:
+        return self.network.V
+
+    def sample_contexts(self, rng: np.random.Generator) -> np.ndarray:
+        """``(V, K, d)`` unit-norm contexts, agent ``v``'s drawn from its law ``P_v``."""
+        V, K, d = self.V, self.n_arms, self.dim
+        centre = self.truth["context_mean"]  # (V, d)
+        noise = rng.standard_normal((V, K, d)) * self.truth["context_scale"]
+        return _normalise(centre[:, None, :] + noise)
+
+    def mean_rewards(self, X: np.ndarray) -> np.ndarray:
+        """``(V, K)`` means ``f_v(x)`` of the ``(V, K, d)`` contexts, row ``v`` for agent ``v``."""
+        if self.setup == "linear":
+            theta = self.truth["theta"][self.truth["clusters"]]  # (V, d)
+            return np.einsum("vkd,vd->vk", X, theta)
+        P, W, ell = self.truth["anchors_x"], self.truth["weights"], self.kernel_x["lengthscale"]
+        V, K, d = X.shape
+        Kx = RBF(ell)(X.reshape(V * K, d), P).reshape(V, K, -1)  # (V, K, M)
+        return np.einsum("vkm,vm->vk", Kx, W)
+
+    def round(self, t: int, n_agents: int, rng: np.random.Generator):
+        """All ``V`` agents act: ``(agents (V,), Arms((V, K, d), shared=False), means (V, K))``."""
+        if n_agents != self.V:
+            raise ValueError(f"n_agents (N) must equal the network's V = {self.V}, got {n_agents}")
+        X = self.sample_contexts(rng)
+        return np.arange(self.V), Arms(X, ids=None, shared=False), self.mean_rewards(X)
+
+    def rewards(self, chosen: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return draw_rewards(self.reward, chosen, self.noise_std, rng)
+
+    def best_means(self, means: np.ndarray, n_active: int) -> np.ndarray:
+        return means.max(axis=-1)
+
+
+@dataclass
+class CoopFixedArmEnv(FiniteDomainEnv):
+    """Fully-cooperative fixed-arm environment (Theorem 2; spec §4.2): one fixed arm set shared by all
+    agents and rounds, identical ``f`` for every agent (``K_z ≡ 1``), every agent active each round.
+
+    Extra attributes: ``network`` (public), ``kz_true`` (hidden, all ones), ``kernel_x`` (public),
+    ``truth`` (hidden reward parameters)."""
+
+    network: gr.Network | None = None
+    kz_true: np.ndarray | None = None
+    kernel_x: dict = field(default_factory=lambda: {"name": "linear"})
+    truth: dict = field(default_factory=dict)
+
+    @property
+    def V(self) -> int:
+        return self.network.V
+
+    def round(self, t: int, n_agents: int, rng: np.random.Generator):
+        if n_agents != self.V:
+            raise ValueError(f"n_agents (N) must equal the network's V = {self.V}, got {n_agents}")
+        return super().round(t, n_agents, rng)
+
+
+# --------------------------------------------------------------------------------------------------
+# Builder
+# --------------------------------------------------------------------------------------------------
+def _complete_spec(spec: dict) -> dict:
+    if not isinstance(spec, dict):
+        raise ValueError(f"coop env spec must be a dict, got {spec!r}")
+    unknown = set(spec) - set(COOP_KEYS)
+    if unknown:
+        raise ValueError(f"unknown coop env spec keys {sorted(unknown)}; allowed: {sorted(COOP_KEYS)}")
+    s = {**COOP_KEYS, **spec}
+    if s["setup"] not in SETUPS:
+        raise ValueError(f"coop env setup must be one of {SETUPS}, got {s['setup']!r}")
+    if s["graph"] not in GRAPHS:
+        raise ValueError(f"coop env graph must be one of {GRAPHS}, got {s['graph']!r}")
+    if s["sampler"] not in gr.SAMPLERS:
+        raise ValueError(f"coop env sampler must be one of {gr.SAMPLERS}, got {s['sampler']!r}")
+    if s["cluster_mode"] not in CLUSTER_MODES:
+        raise ValueError(f"coop env cluster_mode must be one of {CLUSTER_MODES}, got {s['cluster_mode']!r}")
+    if s["z_mode"] not in ("cluster", "iid"):
+        raise ValueError(f"coop env z_mode must be 'cluster' or 'iid', got {s['z_mode']!r}")
+    if s["kernel"] not in ("linear", "rbf"):
+        raise ValueError(f"coop env kernel (fixed setup) must be 'linear' or 'rbf', got {s['kernel']!r}")
+    for key in ("V", "K", "d", "M", "k"):
+        v = s[key]
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"coop env {key} must be an integer >= 1, got {v!r}")
+    if not 0.0 <= float(s["p"]) <= 1.0:
+        raise ValueError(f"coop env p must be in [0, 1], got {s['p']!r}")
+    for key in ("noise_std", "s", "rho", "omega"):
+        if not float(s[key]) >= 0:
+            raise ValueError(f"coop env {key} must be >= 0, got {s[key]!r}")
+    for key in ("lengthscale_x", "lengthscale_z"):
+        v = s[key]
+        if v != "random" and not (isinstance(v, (int, float)) and v > 0):
+            raise ValueError(f"coop env {key} must be > 0 or 'random', got {v!r}")
+    if s["min_clusters"] is not None and (not isinstance(s["min_clusters"], (int, np.integer))
+                                          or s["min_clusters"] < 1):
+        raise ValueError(f"coop env min_clusters must be an integer >= 1, got {s['min_clusters']!r}")
+    return s
+
+
+def make_coop_env(spec: dict, env_seed: int = 0):
+    """Build a coop environment from a spec (``make_env`` routes ``{"kind": "coop", ...}`` here).
+
+    Keys and defaults: :data:`COOP_KEYS`. ``graph``: ``"er"`` (``V``, ``p``), ``"ego-facebook"``,
+    ``"twitch"`` (``lang``), ``"as733"`` (the as-Skitter stand-in; each subsampled to ``V`` nodes by
+    ``sampler`` ``"bfs"`` or ``"rw"`` with ``restart``), ``"complete"``, ``"path"``, ``"cycle"``, ``"star"``
+    (``V``), ``"mycielski-complement"`` (``k``; ``V`` ignored). ``gamma``: ``None`` for
+    ``max(1, ⌊diam/2⌋)``. Example: ``{"kind": "coop", "setup": "linear", "graph": "er", "V": 200,
+    "p": 0.7}``.
+    """
+    s = _complete_spec(spec)
+    net = coop_network(s, env_seed)
+    V, K, d = net.V, int(s["K"]), int(s["d"])
+    rng = np.random.default_rng(_seq("coop-params", env_seed))
+    label = s["name"] or f"{s['setup']} / {net.name}"
+    stats = net.stats()
+
+    if s["setup"] == "fixed":
+        X = _sphere(rng, K, d)
+        if s["kernel"] == "linear":
+            theta = _sphere(rng, 1, d)[0]
+            f = X @ theta
+            kx, truth = Linear().spec(), {"theta": theta}
+        else:
+            ell = _lengthscale(s["lengthscale_x"], rng)
+            P = _sphere(rng, int(s["M"]), d)
+            a = rng.standard_normal(int(s["M"]))
+            f = RBF(ell)(X, P) @ a
+            scale = np.max(np.abs(f))
+            a, f = a / scale, f / scale
+            kx, truth = RBF(ell).spec(), {"anchors_x": P, "a": a}
+        return CoopFixedArmEnv(X=X, f=f, noise_std=float(s["noise_std"]), name=label, schedule="sync",
+                               reward=s["reward"], network=net, kz_true=np.ones((V, V)), kernel_x=kx,
+                               truth=truth, info={"network": stats, "setup": "fixed", "n_clusters": 1})
+
+    clusters = coop_clusters(net, s["cluster_mode"], s["min_clusters"], s["n_clusters"])
+    n_c = int(clusters.max()) + 1
+    m = _sphere(rng, n_c, d)  # cluster means on the sphere
+    info = {"network": stats, "setup": s["setup"], "n_clusters": n_c,
+            "cluster_sizes": np.bincount(clusters).tolist(), "cluster_mode": s["cluster_mode"]}
+    if s["setup"] == "linear":
+        theta = _sphere(rng, n_c, d)
+        kz = (clusters[:, None] == clusters[None, :]).astype(float)
+        truth = {"clusters": clusters, "theta": theta, "cluster_means": m,
+                 "context_mean": m[clusters], "context_scale": float(s["s"]) / np.sqrt(d)}
+        return CoopEnv(network=net, kz_true=kz, kernel_x=Linear().spec(), setup="linear", n_arms=K, dim=d,
+                       noise_std=float(s["noise_std"]), truth=truth, name=label, info=info,
+                       reward=s["reward"])
+
+    # setup 2: RBF K_x and RBF K_z
+    ell_x, ell_z = _lengthscale(s["lengthscale_x"], rng), _lengthscale(s["lengthscale_z"], rng)
+    if s["z_mode"] == "cluster":
+        z = _normalise(m[clusters] + float(s["rho"]) * rng.standard_normal((V, d)) / np.sqrt(d))
+    else:
+        z = _sphere(rng, V, d)
+    kz = RBF(ell_z)(z, z)
+    kz = 0.5 * (kz + kz.T)
+    np.fill_diagonal(kz, 1.0)
+    omega = float(s["omega"])
+    M = int(s["M"])
+    src = rng.integers(V, size=M)  # v_j
+    Q = z[src]
+    P = _normalise(omega * z[src] + rng.standard_normal((M, d)) / np.sqrt(d))
+    a = rng.standard_normal(M)
+    truth = {"clusters": clusters, "z": z, "anchor_agents": src, "anchors_x": P, "anchors_z": Q,
+             "context_mean": omega * z, "context_scale": 1.0 / np.sqrt(d)}
+    Wz = RBF(ell_z)(z, Q)  # (V, M): K_z(z_v, q_j)
+    truth["weights"] = Wz * a[None, :]
+    env = CoopEnv(network=net, kz_true=kz, kernel_x=RBF(ell_x).spec(), setup="rbf", n_arms=K, dim=d,
+                  noise_std=float(s["noise_std"]), truth=truth, name=label, info=info, reward=s["reward"])
+    # rescale a so that max |F(x, z_v)| over 32 contexts per agent is 1
+    cal = np.concatenate([env.sample_contexts(rng) for _ in range(-(-32 // K))], axis=1)
+    scale = float(np.max(np.abs(env.mean_rewards(cal))))
+    truth["a"] = a / scale
+    truth["weights"] = Wz * truth["a"][None, :]
+    info.update(lengthscale_x=ell_x, lengthscale_z=ell_z, M=M)
+    return env
+
+
+def _lengthscale(value, rng: np.random.Generator) -> float:
+    if value == "random":
+        return float(rng.uniform(0.5, 2.0))
+    return float(value)
