@@ -58,7 +58,7 @@ def test_rbf_means_are_the_product_kernel_expansion():
     t = env.truth
     X = env.sample_contexts(np.random.default_rng(5))
     lx, lz = env.info["lengthscale_x"], env.info["lengthscale_z"]
-    assert (lx, lz) == (2.0, 0.5) and env.kernel_x == {"name": "rbf", "lengthscale": 2.0, "variance": 1.0}
+    assert (lx, lz) == (2.0, 0.5) and env.kernel_x == {"name": "rbf", "lengthscale": 2.0}
     for v in (0, 13):
         direct = sum(t["a"][j] * RBF(lx)(X[v], t["anchors_x"][j:j + 1])[:, 0]
                      * RBF(lz)(t["z"][v:v + 1], t["anchors_z"][j:j + 1])[0, 0] for j in range(len(t["a"])))

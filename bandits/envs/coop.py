@@ -61,7 +61,7 @@ import networkx as nx
 import numpy as np
 
 from .. import graphs as gr
-from ..kernels import RBF, Linear
+from ..kernels import RBF
 from .base import REWARDS, Arms, FiniteDomainEnv, draw_rewards
 
 __all__ = ["CoopEnv", "CoopFixedArmEnv", "make_coop_env", "coop_network", "coop_clusters",
@@ -223,8 +223,8 @@ class CoopEnv:
     Attributes:
         network: the communication network (public).
         kz_true: ``(V, V)`` true network kernel ``K_z(z_u, z_v)`` (hidden; oracle mode only).
-        kernel_x: the action kernel's spec (public: ``{"name": "linear"}`` or ``{"name": "rbf",
-            "lengthscale": ℓ_x, ...}``).
+        kernel_x: the action kernel (public; in the form the coop algorithms take as ``kernel``):
+            ``{"name": "linear"}`` or ``{"name": "rbf", "lengthscale": ℓ_x}``.
         n_arms, dim: ``K`` contexts per agent per round, each in ``R^dim``.
         noise_std: ``R``.
         truth: hidden parameters (``clusters``, ``theta`` / ``z``, anchors, ...).
@@ -370,7 +370,7 @@ def make_coop_env(spec: dict, env_seed: int = 0):
         if s["kernel"] == "linear":
             theta = _sphere(rng, 1, d)[0]
             f = X @ theta
-            kx, truth = Linear().spec(), {"theta": theta}
+            kx, truth = {"name": "linear"}, {"theta": theta}
         else:
             ell = _lengthscale(s["lengthscale_x"], rng)
             P = _sphere(rng, int(s["M"]), d)
@@ -378,7 +378,7 @@ def make_coop_env(spec: dict, env_seed: int = 0):
             f = RBF(ell)(X, P) @ a
             scale = np.max(np.abs(f))
             a, f = a / scale, f / scale
-            kx, truth = RBF(ell).spec(), {"anchors_x": P, "a": a}
+            kx, truth = {"name": "rbf", "lengthscale": ell}, {"anchors_x": P, "a": a}
         return CoopFixedArmEnv(X=X, f=f, noise_std=float(s["noise_std"]), name=label, schedule="sync",
                                reward=s["reward"], network=net, kz_true=np.ones((V, V)), kernel_x=kx,
                                truth=truth, info={"network": stats, "setup": "fixed", "n_clusters": 1})
@@ -393,8 +393,8 @@ def make_coop_env(spec: dict, env_seed: int = 0):
         kz = (clusters[:, None] == clusters[None, :]).astype(float)
         truth = {"clusters": clusters, "theta": theta, "cluster_means": m,
                  "context_mean": m[clusters], "context_scale": float(s["s"]) / np.sqrt(d)}
-        return CoopEnv(network=net, kz_true=kz, kernel_x=Linear().spec(), setup="linear", n_arms=K, dim=d,
-                       noise_std=float(s["noise_std"]), truth=truth, name=label, info=info,
+        return CoopEnv(network=net, kz_true=kz, kernel_x={"name": "linear"}, setup="linear", n_arms=K,
+                       dim=d, noise_std=float(s["noise_std"]), truth=truth, name=label, info=info,
                        reward=s["reward"])
 
     # setup 2: RBF K_x and RBF K_z
@@ -416,8 +416,9 @@ def make_coop_env(spec: dict, env_seed: int = 0):
              "context_mean": omega * z, "context_scale": 1.0 / np.sqrt(d)}
     Wz = RBF(ell_z)(z, Q)  # (V, M): K_z(z_v, q_j)
     truth["weights"] = Wz * a[None, :]
-    env = CoopEnv(network=net, kz_true=kz, kernel_x=RBF(ell_x).spec(), setup="rbf", n_arms=K, dim=d,
-                  noise_std=float(s["noise_std"]), truth=truth, name=label, info=info, reward=s["reward"])
+    env = CoopEnv(network=net, kz_true=kz, kernel_x={"name": "rbf", "lengthscale": ell_x}, setup="rbf",
+                  n_arms=K, dim=d, noise_std=float(s["noise_std"]), truth=truth, name=label, info=info,
+                  reward=s["reward"])
     # rescale a so that max |F(x, z_v)| over 32 contexts per agent is 1
     cal = np.concatenate([env.sample_contexts(rng) for _ in range(-(-32 // K))], axis=1)
     scale = float(np.max(np.abs(env.mean_rewards(cal))))
