@@ -3,6 +3,8 @@
 ``ALGORITHMS`` maps the names used in experiment configs to policy classes.
 """
 from .async_kernel_ucb import AsyncKernelUCB
+from .coop_kernel_ucb import (CoopKernelUCB, DistKernelUCB, EagerKernelUCB, IndIGPUCB, IndKernelUCB, IndLinUCB,
+                              IndOFUL, NaiveIGPUCB, NaiveKernelUCB, NaiveLinUCB)
 from .dis_kernel_ucb import ApproxDisKernelUCB, DisKernelUCB
 from .duets import DUETS
 from .kernel_ucb import KernelUCBAgent, NKernelUCB, OneKernelUCB
@@ -19,6 +21,16 @@ ALGORITHMS = {
     "DisLinUCB": DisLinUCB,
     "FedLinUCB": FedLinUCB,
     "FedGLB-UCB": FedGLBUCB,
+    "Coop-KernelUCB": CoopKernelUCB,
+    "Eager-KernelUCB": EagerKernelUCB,
+    "Dist-KernelUCB": DistKernelUCB,
+    "Ind-LinUCB": IndLinUCB,
+    "Ind-OFUL": IndOFUL,
+    "Ind-KernelUCB": IndKernelUCB,
+    "Ind-IGP-UCB": IndIGPUCB,
+    "Naive-LinUCB": NaiveLinUCB,
+    "Naive-IGP-UCB": NaiveIGPUCB,
+    "Naive-KernelUCB": NaiveKernelUCB,
 }
 
 

@@ -1,0 +1,739 @@
+r"""Coop-KernelUCB, Eager-KernelUCB, Dist-KernelUCB (Dubey & Pentland, ICML 2020) and baselines.
+
+V agents on a graph G exchange raw observations by message passing: observation ``(u, s)`` is
+usable by ``v`` at decision round ``t`` iff ``d(u,v) ≤ γ`` and ``s ≤ t − τ(u,v)``,
+``τ(u,v) = max(1, d(u,v))`` (:mod:`bandits.network`). Every method here is kernel UCB on the
+augmented input ``x̃ = (z_u, x)`` with the product kernel ``K = K_z ⊙ K_x`` over an
+acceptance set of sources (spec ``coop-kernelucb.md`` §2.1–2.2):
+
+=====================  =========================  ====================================
+method                 ``Accept_v``               network kernel ``W``
+=====================  =========================  ====================================
+Coop-KernelUCB         ``C(v)`` (own clique of     ``K̂_z`` (MMD, Eq. 10–12) or oracle
+(Alg. 1)               the cover of ``G_γ``)
+Eager-KernelUCB        ``N_γ(v)``                 ``K̂_z`` or oracle
+(Alg. 2)
+Dist-KernelUCB         centres: ``N_γ(c)``;       ``K̂_z`` or oracle
+(Alg. 3)               peripherals imitate
+Ind-* (LinUCB, OFUL,   ``{v}``                    none
+KernelUCB, IGP-UCB)
+Naive-* (LinUCB,       ``N_γ(v)``                 ``W ≡ 1``
+IGP-UCB, KernelUCB)
+=====================  =========================  ====================================
+
+Agent ``v``'s model at round ``t`` (paper Eq. 9, Alg. 1 l.7, l.34–35)::
+
+    K_ij = W[u_i,u_j] K_x(x_i,x_j),   κ(x)_i = W[v,u_i] K_x(x,x_i)
+    μ(x)  = κ(x)ᵀ (K + λI)⁻¹ y
+    σ²(x) = W[v,v] K_x(x,x) − κ(x)ᵀ (K + λI)⁻¹ κ(x)
+    x_{v,t} = argmax_{x∈D_{v,t}} μ(x) + (η/√λ) σ(x)          (t = 0: uniformly random, Alg. 1 l.5)
+
+(Eq. 8's ``1/n_v(t)`` factor is inconsistent with Eq. 9; Eq. 9 is implemented, spec §7 item 12.)
+
+Widths (``width``; spec §2.6, §3; the paper's typos in Lemma 1/Eq. 30 resolved as in §2.6):
+
+* ``"eta"`` (Alg. 1 l.7): bonus ``(η/√λ)·σ``. For a linear kernel and ``W = [1]`` this is LinUCB
+  with ``α = η`` (``σ² = λ xᵀA⁻¹x``).
+* ``"theory"``: ``β_{v,t}σ`` with ``β_{v,t} = B + R√(2(½ log det(I + K/λ) + 1 + ln(V/δ)))``.
+* ``"igp"`` (IGP-UCB, Chowdhury & Gopalan 2017): ``β_t σ``, ``β_t = B + R√(2(γ̂ + 1 + ln(1/δ)))``,
+  ``γ̂ = ½ log det(I + K/λ)``; the IGP classes default to ``λ = 1 + 2/T``.
+* ``"oful"`` (Abbasi-Yadkori et al. 2011): ``β_t ‖ψ‖_{A⁻¹}``,
+  ``β_t = R√(2 ln(det(A)^{1/2} det(λI)^{−1/2}/δ)) + √λ S``.
+
+Network kernel (``kz``): ``"mmd"`` (default; Sec. 3.3) estimates, *for each agent from what it
+has seen*, ``K̂_z(u,u') = exp(−MMD(P̂_u, P̂_u')/(2σ_z²))`` (Eq. 11, the **unsquared** distance;
+``squared=True`` squares it) with the normalised V-statistic (Eq. 12 with its missing
+``1/(n n')`` factors, spec §2.8 and §7 item 3)::
+
+    MMD² = (1/n²)Σ k_P(x_i,x_j) + (1/n'²)Σ k_P(x'_i,x'_j) − (2/(n n'))Σ k_P(x_i,x'_j)
+         = ‖φ̄_u − φ̄_{u'}‖²   for a finite feature map φ_P of k_P
+
+on the *chosen* contexts (what messages carry); source ``u``'s samples up to ``t − τ(u,v)``,
+``v``'s own up to ``t − 1``. ``k_P = K_x`` (``embed_kernel="kx"``; for the RBF kernel through a
+random-Fourier map of ``n_embed`` features) or any ``{"name": "rbf", "lengthscale": ℓ}``.
+``"oracle"``: the true ``K_z`` handed in by the runner as ``kz_oracle`` (ablation and theory
+checks); ``"ones"``: Naive Cooperation. ``K̂_z`` is refreshed every ``kz_every`` rounds and,
+so that every source is in the factor once its data arrive, at every round ``t ≤ τ_max``.
+
+Two paths, equal to 1e-8 when nothing is truncated (tests):
+
+* ``path="dual"``: the exact dual above, rebuilt from the raw visible observations every round
+  (Cholesky of ``K + λI``; O(n³)). The reference for small graphs. (The paper's incremental
+  Schur update of Alg. 1 l.24–31 is only valid between ``K̂_z`` refreshes, spec §7 item 16; the
+  reference recomputes from scratch, which is simpler and exact.)
+* ``path="primal"`` (default; spec §2.7): factor ``W_A = K̂_z[A,A] ≈ L Lᵀ`` (eigendecomposition,
+  eigenvalues below ``rank_tol · max`` dropped, at most ``r_max`` kept, but raised until
+  ``‖L_v‖² ≥ min_var · W[v,v]`` — the safeguard against a truncation that merges agent groups
+  and silently shrinks the agent's prior variance — up to ``r_limit``); features
+  ``ψ(u,x) = L_u ⊗ φ(x)`` with ``φ`` the identity (linear ``K_x``) or random Fourier features
+  ``φ(x) = √(2/D) cos(Ωᵀx + b)``, ``Ω ~ N(0, ℓ⁻²I)``, ``b ~ U[0, 2π]`` (RBF ``K_x``)::
+
+      A_p = λI + Σ_{u∈A} (L_u L_uᵀ) ⊗ M_u(t − τ(u,v)),   b_p = Σ_u L_u ⊗ b_u(t − τ(u,v))
+      μ(x) = ψ(v,x)ᵀ A_p⁻¹ b_p,   σ²(x) = λ ψ(v,x)ᵀ A_p⁻¹ ψ(v,x),   ½ log det(A_p/λ) = γ̂
+
+  with per-source cumulative statistics ``M_u = Σ φφᵀ``, ``b_u = Σ yφ`` read from a ring buffer
+  (:class:`bandits.network.CumulativeStatsBuffer`). All agents are batched: for each delay
+  level δ one GEMM ``(V·R², V) @ (V, D²)`` gives every agent's ``A_p`` (the coefficients
+  ``L_{ua} L_{ub} 1[τ(u,v) = δ]`` as a stacked array), then a batched Cholesky over the
+  ``(V, p, p)`` stack; agents are processed in chunks that bound the memory (``chunk``; 1 = the
+  per-agent loop, used by the tests to check the batching). Agents whose rank ``r_v`` is below
+  the batch's ``R`` carry zero columns (exact: those coordinates have ``A_p = λ`` and no data).
+
+The RFF map is drawn **once per run** from a key of the run's algorithm seed that does not
+depend on the method (``SeedSequence(entropy, spawn_key + (crc32("coop-rff"),))``), so every
+RBF-row method of a run uses the same map (spec §2.7 item 2). Exact-RBF dual runs
+(``features="exact"``, ``path="dual"`` only) measure the RFF floor at small sizes.
+
+Dist-KernelUCB (Alg. 3; spec §2.5): centres (``network.centres``, the greedy maximal weighted
+independent set of ``G_γ``) run Eager. A peripheral ``p`` with centre ``c`` at distance ``Δ``
+runs single-agent KernelUCB (own data, ``K = K_x``, same η; Alg. 3 l.8 allows KernelUCB or
+IGP-UCB, spec picks KernelUCB) while ``t < Δ``, then imitates ``c``:
+
+* ``"copy_policy"`` (default for random decision sets, spec §7 item 7): UCB on ``D_{p,t}`` of the
+  centre's model as it was at round ``t − Δ``, evaluated at ``z_p`` (row ``p`` of the centre's
+  factor). A protocol extension: the centre's snapshot (``w = L_c⁻¹b_p`` and the Cholesky factor
+  of ``A_p``, ``p + p(p+1)/2`` scalars, plus ``R`` scalars per assigned peripheral) rides on its
+  messages and is charged as ``"model_snapshot"``. While the centre's snapshot has no row for
+  ``p`` (with ``kz="mmd"``, before ``p``'s data reached the centre) ``p`` keeps its own KernelUCB
+  [our choice];
+* ``"copy_arm"`` (Alg. 3 l.10, the fully-cooperative fixed-arm setting of Thm 2): the arm the
+  centre pulled at ``t − Δ`` (needs a shared, fixed decision set);
+* ``"nearest_arm"``: the arm of ``D_{p,t}`` nearest to that one.
+
+Communication: every delivery of a message ``⟨t, v, x, y⟩`` (``d + 3`` scalars: round, sender id,
+context, reward; ``z_v`` is identified by the sender id) is charged in the ledger
+(:meth:`bandits.comm.CommLedger.deliver`, ``kind="observation"``) by flooding with duplicate drop
+(:func:`bandits.network.deliveries_per_round`), for every cooperative method alike (Coop filters
+on receipt, as Alg. 1 l.20); ``info()["accepted_deliveries"]`` counts the deliveries an agent
+keeps. Independent methods send nothing.
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+from ..comm import CommLedger
+from ..network import CumulativeStatsBuffer, check_gamma, deliveries_per_round, usable_delays
+from ..sim import Policy
+from .kernel_ucb import argmax_ties
+
+__all__ = ["RandomFourierFeatures", "mmd_from_embeddings", "kz_from_mmd", "mmd_vstatistic",
+           "NetworkKernelUCB", "CoopKernelUCB", "EagerKernelUCB", "DistKernelUCB", "IndLinUCB",
+           "IndOFUL", "IndKernelUCB", "IndIGPUCB", "NaiveLinUCB", "NaiveIGPUCB", "NaiveKernelUCB",
+           "method_seed"]
+
+ACCEPTS = ("clique", "neighbourhood", "self")
+KZ_MODES = ("mmd", "oracle", "ones")
+WIDTHS = ("eta", "theory", "igp", "oful")
+PATHS = ("primal", "dual")
+PERIPHERAL_MODES = ("copy_policy", "copy_arm", "nearest_arm")
+
+
+def method_seed(seed: np.random.SeedSequence, label: str) -> np.random.SeedSequence:
+    """A child of ``seed`` keyed by ``label`` only: the same for every method given the same run seed."""
+    return np.random.SeedSequence(entropy=seed.entropy,
+                                  spawn_key=tuple(seed.spawn_key) + (zlib.crc32(label.encode()),))
+
+
+class RandomFourierFeatures:
+    """Random Fourier features of the RBF kernel ``exp(−‖x−x'‖²/(2ℓ²))`` (Rahimi & Recht 2007).
+
+    ``φ(x) = √(2/D) cos(Ωᵀx + b)``, ``Ω ~ N(0, ℓ⁻² I_d)`` (d × D), ``b ~ U[0, 2π]``, so
+    ``E[φ(x)ᵀφ(x')] = k(x, x')``. Hand-written (a two-line map): scikit-learn's ``RBFSampler`` has
+    the same construction but draws from a global-style ``random_state`` and fits on data.
+    """
+
+    def __init__(self, dim: int, n_features: int, lengthscale: float, rng: np.random.Generator):
+        if n_features < 1:
+            raise ValueError(f"n_features must be >= 1, got {n_features}")
+        if not lengthscale > 0:
+            raise ValueError(f"RBF lengthscale must be > 0, got {lengthscale}")
+        self.D = int(n_features)
+        self.Omega = rng.standard_normal((dim, self.D)) / float(lengthscale)
+        self.b = rng.uniform(0.0, 2.0 * np.pi, self.D)
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=float)
+        return np.sqrt(2.0 / self.D) * np.cos(X @ self.Omega + self.b)
+
+
+class _Identity:
+    def __init__(self, dim):
+        self.D = int(dim)
+
+    def __call__(self, X):
+        return np.asarray(X, dtype=float)
+
+
+def mmd_from_embeddings(means: np.ndarray) -> np.ndarray:
+    """Pairwise MMD² from mean embeddings: ``‖φ̄_i − φ̄_j‖²``, clipped at 0.
+
+    Args:
+        means: (..., n, D) mean feature vectors.
+    Returns:
+        (..., n, n) squared MMDs.
+    """
+    G = means @ np.swapaxes(means, -1, -2)
+    dg = np.diagonal(G, axis1=-2, axis2=-1)
+    return np.maximum(dg[..., :, None] + dg[..., None, :] - 2.0 * G, 0.0)
+
+
+def mmd_vstatistic(Xa: np.ndarray, Xb: np.ndarray, kernel) -> float:
+    """Normalised V-statistic MMD² (Eq. 12 with the ``1/n²`` factors): ``kernel(A, B)`` → Gram."""
+    return max(float(kernel(Xa, Xa).mean() + kernel(Xb, Xb).mean() - 2.0 * kernel(Xa, Xb).mean()), 0.0)
+
+
+def kz_from_mmd(mmd2: np.ndarray, sigma_z: float, squared: bool = False) -> np.ndarray:
+    """Eq. 11: ``K̂_z = exp(−MMD/(2σ_z²))`` (unsquared, the paper), or ``exp(−MMD²/(2σ_z²))``."""
+    dist = mmd2 if squared else np.sqrt(mmd2)
+    return np.exp(-dist / (2.0 * sigma_z**2))
+
+
+def _kernel_name(kernel) -> tuple[str, float]:
+    if isinstance(kernel, str):
+        kernel = {"name": kernel}
+    if not isinstance(kernel, dict) or kernel.get("name") not in ("linear", "rbf"):
+        raise ValueError(f"kernel must be {{'name': 'linear'}} or {{'name': 'rbf', 'lengthscale': l}}, got {kernel!r}")
+    extra = set(kernel) - {"name", "lengthscale"}
+    if extra:
+        raise ValueError(f"unknown kernel keys {sorted(extra)}; allowed: name, lengthscale")
+    ell = float(kernel.get("lengthscale", 1.0))
+    if not ell > 0:
+        raise ValueError(f"kernel lengthscale must be > 0, got {ell}")
+    return kernel["name"], ell
+
+
+class NetworkKernelUCB(Policy):
+    """The shared engine of every method of this module (see the module docstring).
+
+    Args:
+        n_agents, horizon, dim, seed, ledger: as :class:`bandits.sim.Policy`.
+        network: the graph summary (``dist`` (V,V) hops, ``gamma``, ``clique_of`` (V,),
+            ``centres`` (n_c,), ``centre_of`` (V,)); may be ``None`` only for ``accept="self"``.
+        kz_oracle: (V, V) true ``K_z`` (only with ``kz="oracle"``).
+        kernel: ``{"name": "linear"}`` or ``{"name": "rbf", "lengthscale": ℓ_x}`` (``K_x``).
+        accept: ``"clique"`` | ``"neighbourhood"`` | ``"self"``.
+        kz: ``"mmd"`` | ``"oracle"`` | ``"ones"``.
+        eta: exploration parameter η (``width="eta"``).
+        lam: regulariser λ.
+        width: ``"eta"`` | ``"theory"`` | ``"igp"`` | ``"oful"``.
+        B, R, delta, S: constants of the theoretical widths.
+        sigma_z, squared: Eq. 11 bandwidth and the squared-distance option.
+        embed_kernel: ``"kx"`` or ``{"name": "rbf", "lengthscale": ℓ}`` (MMD kernel ``k_P``).
+        n_features, n_embed: RFF dimensions for ``K_x`` and ``k_P`` (RBF only).
+        features: ``"rff"`` (default) or ``"exact"`` (exact RBF; dual path only).
+        r_max, rank_tol, min_var, r_limit: truncation of ``K̂_z`` (``r_max=None``: numerical rank).
+        kz_every: ``K̂_z`` refresh period (rounds).
+        extra_delay: 0 or 1 (:mod:`bandits.network`).
+        path: ``"primal"`` | ``"dual"``.
+        chunk: agents per batch (``None``: automatic by memory; 1: per-agent loop).
+    """
+
+    needs_network = True
+    name = "NetworkKernelUCB"
+    default_accept, default_kz, default_width = "neighbourhood", "mmd", "eta"
+
+    def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, network=None, kz_oracle=None,
+                 kernel=None, accept=None, kz=None, eta=1.0, lam=1.0, width=None, B=1.0, R=0.1,
+                 delta=0.05, S=1.0, sigma_z=1.0, squared=False, embed_kernel="kx", n_features=128,
+                 n_embed=128, features="rff", r_max=None, rank_tol=1e-8, min_var=0.95, r_limit=None,
+                 kz_every=1, extra_delay=0, path="primal", chunk=None, peripheral_mode=None):
+        super().__init__(n_agents, horizon, dim, seed, ledger)
+        accept = self.default_accept if accept is None else accept
+        kz = self.default_kz if kz is None else kz
+        width = self.default_width if width is None else width
+        for nm, val, allowed in (("accept", accept, ACCEPTS), ("kz", kz, KZ_MODES), ("width", width, WIDTHS),
+                                 ("path", path, PATHS), ("features", features, ("rff", "exact"))):
+            if val not in allowed:
+                raise ValueError(f"{nm} must be one of {', '.join(allowed)}, got {val!r}")
+        if lam is None or not lam > 0:
+            raise ValueError(f"lam must be > 0, got {lam}")
+        if eta < 0:
+            raise ValueError(f"eta must be >= 0, got {eta}")
+        if not sigma_z > 0:
+            raise ValueError(f"sigma_z must be > 0, got {sigma_z}")
+        if not isinstance(kz_every, (int, np.integer)) or kz_every < 1:
+            raise ValueError(f"kz_every must be an integer >= 1, got {kz_every!r}")
+        if r_max is not None and r_max < 1:
+            raise ValueError(f"r_max must be None or >= 1, got {r_max}")
+        if not 0 <= min_var <= 1:
+            raise ValueError(f"min_var must be in [0, 1], got {min_var}")
+        if not 0 < delta < 1:
+            raise ValueError(f"delta must be in (0, 1), got {delta}")
+        self.accept, self.kz, self.width, self.path = accept, kz, width, path
+        self.eta, self.lam, self.B, self.R, self.delta, self.S = float(eta), float(lam), float(B), float(R), \
+            float(delta), float(S)
+        self.sigma_z, self.squared = float(sigma_z), bool(squared)
+        self.r_max, self.rank_tol, self.min_var, self.r_limit = r_max, float(rank_tol), float(min_var), r_limit
+        self.kz_every, self.chunk = int(kz_every), chunk
+        self.peripheral_mode = peripheral_mode
+        V = self.N
+        # --- network, delays, acceptance -------------------------------------------------
+        if network is None:
+            if accept != "self":
+                raise ValueError(f"{self.name} needs a network (accept={accept!r}); "
+                                 "the runner passes env.network when needs_network is True")
+            dist, self.gamma = np.where(np.eye(V, dtype=bool), 0, -1), 1
+        else:
+            dist, self.gamma = np.asarray(network.dist, dtype=np.int64), check_gamma(network.gamma)
+            if dist.shape != (V, V):
+                raise ValueError(f"network.dist has shape {dist.shape}, expected ({V}, {V})")
+        self.network, self.dist = network, dist
+        self.tau = usable_delays(dist, self.gamma, extra_delay).T  # tau[v, u]: viewer v, source u
+        self.extra_delay = int(extra_delay)
+        acc = self.tau > 0
+        if accept == "self":
+            acc = np.eye(V, dtype=bool)
+        elif accept == "clique":
+            cl = np.asarray(network.clique_of)
+            acc &= cl[:, None] == cl[None, :]
+        self.dist_mode = peripheral_mode is not None
+        if self.dist_mode:
+            if peripheral_mode not in PERIPHERAL_MODES:
+                raise ValueError(f"peripheral_mode must be one of {', '.join(PERIPHERAL_MODES)}, got {peripheral_mode!r}")
+            self.centre_of = np.asarray(network.centre_of, dtype=np.int64)
+            self.is_centre = self.centre_of == np.arange(V)
+            # peripherals learn on their own data only (their fallback KernelUCB)
+            acc[~self.is_centre] = np.eye(V, dtype=bool)[~self.is_centre]
+            self.delta_c = dist[np.arange(V), self.centre_of]
+            if np.any(self.delta_c < 0) or np.any(self.delta_c > self.gamma):
+                raise ValueError("every peripheral's centre must be within gamma hops (network.centre_of)")
+        self.acc = acc
+        self.tau_acc = np.where(acc, self.tau, 0)
+        self.tau_max = int(self.tau_acc.max())
+        self.delay_levels = [int(x) for x in np.unique(self.tau_acc[self.tau_acc > 0])]
+        # padded accept lists, the agent itself first
+        lists = [[v] + [int(u) for u in np.flatnonzero(acc[v]) if u != v] for v in range(V)]
+        self.Amax = max(len(x) for x in lists)
+        self.idx = np.full((V, self.Amax), -1, dtype=np.int64)
+        for v, lst in enumerate(lists):
+            self.idx[v, : len(lst)] = lst
+        # --- kernels and feature maps -----------------------------------------------------
+        kname, ell = _kernel_name(kernel if kernel is not None else {"name": "linear"})
+        self.kname, self.ell = kname, ell
+        rng_feat = np.random.default_rng(method_seed(seed, "coop-rff"))
+        rng_kx, rng_emb = (np.random.default_rng(s) for s in rng_feat.bit_generator.seed_seq.spawn(2))
+        if features == "exact" and (path != "dual" or kname != "rbf"):
+            raise ValueError("features='exact' needs path='dual' and an RBF kernel")
+        self.features = features
+        self.phi = _Identity(dim) if kname == "linear" else RandomFourierFeatures(dim, n_features, ell, rng_kx)
+        if embed_kernel == "kx":
+            self.phi_p = _Identity(dim) if kname == "linear" else RandomFourierFeatures(dim, n_embed, ell, rng_emb)
+        else:
+            ename, eell = _kernel_name(embed_kernel)
+            self.phi_p = _Identity(dim) if ename == "linear" else RandomFourierFeatures(dim, n_embed, eell, rng_emb)
+        self.D = self.phi.D
+        self.rng = np.random.default_rng(method_seed(seed, "coop-ties"))
+        # --- network kernel ---------------------------------------------------------------
+        if kz == "oracle":
+            if kz_oracle is None:
+                raise ValueError("kz='oracle' needs kz_oracle (the true K_z, passed by the runner)")
+            self.W_oracle = np.asarray(kz_oracle, dtype=float)
+            if self.W_oracle.shape != (V, V):
+                raise ValueError(f"kz_oracle has shape {self.W_oracle.shape}, expected ({V}, {V})")
+        # --- state ------------------------------------------------------------------------
+        self.stats = CumulativeStatsBuffer({"M": (self.D, self.D), "b": (self.D,), "E": (self.phi_p.D,)},
+                                           V, self.tau_max + 1)
+        self.Xhist = np.zeros((horizon, V, dim))
+        self.yhist = np.zeros((horizon, V))
+        self.choice_hist = np.zeros((horizon, V), dtype=np.int64)
+        self.L = None  # (V, V, R) dense factor rows, L[v, u] = row of source u in v's factor
+        self.W_dual = None  # (V, V, V) dual path: agent v's network kernel, dense over sources
+        self.snapshots: dict[int, dict] = {}  # round -> {centre: its model at that round}
+        self.log = {"rank_mean": [], "rank_max": [], "min_Lv2": [], "accepted_deliveries": 0}
+        self._deliv = deliveries_per_round(dist, self.gamma, horizon) if accept != "self" else None
+        self.msg_scalars = dim + 3
+        if accept != "self":
+            self._accepted_per_round = deliveries_per_round(np.where(acc, dist, -1), self.gamma, horizon)
+        if self.dist_mode:
+            cent = np.flatnonzero(self.is_centre)
+            self.centres = cent
+            dc = dist[cent]
+            self._centre_hops = np.stack([np.bincount(row[(row >= 1) & (row <= self.gamma)],
+                                                      minlength=self.gamma + 1) for row in dc])
+
+    # ------------------------------------------------------------------ network kernel factor
+    def _refresh_due(self, t: int) -> bool:
+        return self.L is None or (self.kz == "mmd" and (t % self.kz_every == 0 or t <= self.tau_max))
+
+    def _active(self, t: int) -> np.ndarray:
+        """(V, Amax) bool: source in v's list with at least one visible observation at round t."""
+        tau = np.take_along_axis(self.tau_acc, np.maximum(self.idx, 0), axis=1)
+        return (self.idx >= 0) & (tau > 0) & (tau <= t)
+
+    def _W_lists(self, t: int) -> np.ndarray:
+        """(V, Amax, Amax) network-kernel matrices over each agent's padded accept list."""
+        V, Amax = self.N, self.Amax
+        act = self._active(t)
+        if self.kz == "ones" or self.accept == "self":
+            W = np.ones((V, Amax, Amax))
+        elif self.kz == "oracle":
+            ii = np.maximum(self.idx, 0)
+            W = self.W_oracle[ii[:, :, None], ii[:, None, :]]
+            act = self.idx >= 0
+        else:
+            means = np.zeros((V, Amax, self.phi_p.D))
+            tau = np.take_along_axis(self.tau_acc, np.maximum(self.idx, 0), axis=1)
+            for dl in self.delay_levels:
+                s = t - dl
+                if s < 0:
+                    continue
+                E = self.stats.read("E", s)
+                m = act & (tau == dl)
+                means[m] = E[self.idx[m]] / (s + 1)
+            W = kz_from_mmd(mmd_from_embeddings(means), self.sigma_z, self.squared)
+        mask = act[:, :, None] & act[:, None, :]
+        return np.where(mask, W, 0.0)
+
+    def _factor(self, t: int) -> None:
+        """Refresh ``self.L`` (V, V, R) from the (estimated) network kernel (spec §2.7 item 1)."""
+        V = self.N
+        if self.path == "dual":
+            self.L = np.zeros((V, V, 0))  # the dual path needs no factor
+            return
+        if self.accept == "self" or self.kz == "ones":
+            L = np.zeros((V, V, 1))
+            valid = self.idx >= 0
+            L[np.broadcast_to(np.arange(V)[:, None], self.idx.shape)[valid], self.idx[valid], 0] = 1.0
+            self.L = L
+            self.log["rank_mean"].append(1.0)
+            self.log["rank_max"].append(1)
+            self.log["min_Lv2"].append(1.0)
+            return
+        W = self._W_lists(t)
+        w, U = np.linalg.eigh(W)
+        w, U = w[:, ::-1], U[:, :, ::-1]
+        wmax = np.maximum(w[:, :1], 0.0)
+        pos = w > self.rank_tol * np.where(wmax > 0, wmax, 1.0)
+        nrank = pos.sum(axis=1)
+        r = nrank.copy() if self.r_max is None else np.minimum(nrank, self.r_max)
+        lv2 = np.cumsum(np.where(pos, U[:, 0, :] ** 2 * np.maximum(w, 0), 0.0), axis=1)  # ‖L_v‖² vs rank
+        need = np.array([int(np.searchsorted(lv2[v] >= self.min_var * W[v, 0, 0], True)) + 1
+                         for v in range(V)])
+        r = np.maximum(r, np.minimum(need, nrank))
+        if self.r_limit is not None:
+            r = np.minimum(r, int(self.r_limit))
+        r = np.maximum(r, 1)
+        R = int(r.max())
+        keep = np.arange(R)[None, :] < r[:, None]
+        F = U[:, :, :R] * np.sqrt(np.maximum(w[:, None, :R], 0.0)) * keep[:, None, :]  # (V, Amax, R)
+        L = np.zeros((V, V, R))
+        rows = np.arange(V)[:, None]
+        valid = self.idx >= 0
+        L[np.broadcast_to(rows, self.idx.shape)[valid], self.idx[valid]] = F[valid]
+        self.L = L
+        self.log["rank_mean"].append(float(r.mean()))
+        self.log["rank_max"].append(R)
+        self.log["min_Lv2"].append(float(np.min(lv2[np.arange(V), r - 1] / np.maximum(W[:, 0, 0], 1e-300))))
+
+    # ------------------------------------------------------------------------ primal path
+    def _chunk_size(self, R: int) -> int:
+        if self.chunk is not None:
+            return max(1, int(self.chunk))
+        per = R * R * max(self.N, self.D * self.D)
+        return max(1, int(4e6 // per))
+
+    def _primal(self, t: int, agents: np.ndarray):
+        """Yield ``(agents, Lc, w, logdet)`` chunk by chunk: Cholesky factors of ``A_p``,
+        ``w = Lc⁻¹ b_p`` and ``log det(A_p/λ)`` of the listed agents (spec §2.7)."""
+        L = self.L
+        R, D, V = L.shape[2], self.D, self.N
+        p = R * D
+        Ms = {dl: self.stats.read("M", t - dl).reshape(V, D * D) for dl in self.delay_levels if t - dl >= 0}
+        bs = {dl: self.stats.read("b", t - dl) for dl in Ms}
+        cs = self._chunk_size(R)
+        for start in range(0, len(agents), cs):
+            ag = agents[start : start + cs]
+            n = len(ag)
+            A = np.zeros((n, R, R, D * D))
+            bp = np.zeros((n, R, D))
+            Lg = L[ag]  # (n, V, R)
+            for dl in Ms:
+                sel = self.tau_acc[ag] == dl  # (n, V)
+                if not sel.any():
+                    continue
+                Ld = Lg * sel[:, :, None]
+                if R == 1:
+                    A[:, 0, 0] += (Ld[:, :, 0] * Lg[:, :, 0]) @ Ms[dl]
+                    bp[:, 0] += Ld[:, :, 0] @ bs[dl]
+                else:
+                    C = np.einsum("nua,nub->nabu", Ld, Lg).reshape(n * R * R, V)
+                    A += (C @ Ms[dl]).reshape(n, R, R, D * D)
+                    bp += np.einsum("nua,ui->nai", Ld, bs[dl])
+            A = A.reshape(n, R, R, D, D).transpose(0, 1, 3, 2, 4).reshape(n, p, p)
+            A[:, np.arange(p), np.arange(p)] += self.lam
+            Lc = np.linalg.cholesky(A)
+            bp = bp.reshape(n, p)
+            w = np.stack([solve_triangular(Lc[i], bp[i], lower=True, check_finite=False) for i in range(n)])
+            ld = 2.0 * np.log(np.diagonal(Lc, axis1=1, axis2=2)).sum(axis=1) - p * np.log(self.lam)
+            yield ag, Lc, w, ld
+
+    def _scores_primal(self, Lc, w, logdet, Lrow, X):
+        """UCB scores of K arms ``X`` (K, d) for one model at feature row ``Lrow`` (R,)."""
+        psi = (Lrow[:, None, None] * self.phi(X)[None]).transpose(1, 0, 2).reshape(X.shape[0], -1)
+        z = solve_triangular(Lc, psi.T, lower=True, check_finite=False)
+        mu = z.T @ w
+        var = self.lam * np.einsum("ij,ij->j", z, z)  # GP-scale σ²
+        return self._ucb(mu, var, logdet)
+
+    def _ucb(self, mu, var, logdet):
+        var = np.maximum(var, 0.0)
+        if self.width == "eta":
+            return mu + self.eta / np.sqrt(self.lam) * np.sqrt(var)
+        if self.width in ("theory", "igp"):
+            logv = np.log(self.N / self.delta) if self.width == "theory" else np.log(1.0 / self.delta)
+            beta = self.B + self.R * np.sqrt(2.0 * (0.5 * logdet + 1.0 + logv))
+            return mu + beta * np.sqrt(var)
+        beta = self.R * np.sqrt(2.0 * (0.5 * logdet + np.log(1.0 / self.delta))) + np.sqrt(self.lam) * self.S
+        return mu + beta * np.sqrt(var / self.lam)
+
+    # -------------------------------------------------------------------------- dual path
+    def _kx(self, A, Bm):
+        if self.features == "exact":
+            from ..kernels import RBF
+            return RBF(lengthscale=self.ell)(A, Bm)
+        return self.phi(A) @ self.phi(Bm).T
+
+    def _dual_model(self, v: int, t: int, W: np.ndarray):
+        """Agent v's exact dual state at round t under network kernel W (V, V)."""
+        src, rnd = [], []
+        for u in np.flatnonzero(self.acc[v]):
+            last = t - int(self.tau_acc[v, u])
+            if last >= 0:
+                src += [u] * (last + 1)
+                rnd += list(range(last + 1))
+        src, rnd = np.array(src, dtype=np.int64), np.array(rnd, dtype=np.int64)
+        X, y = self.Xhist[rnd, src], self.yhist[rnd, src]
+        K = W[src[:, None], src[None, :]] * self._kx(X, X) if len(src) else np.zeros((0, 0))
+        Lc = np.linalg.cholesky(K + self.lam * np.eye(len(src))) if len(src) else np.zeros((0, 0))
+        alpha = solve_triangular(Lc, y, lower=True, check_finite=False) if len(src) else np.zeros(0)
+        logdet = 2.0 * np.log(np.diag(Lc)).sum() - len(src) * np.log(self.lam) if len(src) else 0.0
+        return src, X, Lc, alpha, logdet
+
+    def _scores_dual(self, model, W, q: int, Xq):
+        src, X, Lc, alpha, logdet = model
+        kqq = W[q, q] * np.diag(self._kx(Xq, Xq))
+        if len(src) == 0:
+            return self._ucb(np.zeros(len(Xq)), kqq, logdet)
+        kap = W[q, src][:, None] * self._kx(X, Xq)
+        Z = solve_triangular(Lc, kap, lower=True, check_finite=False)
+        return self._ucb(Z.T @ alpha, kqq - np.einsum("ij,ij->j", Z, Z), logdet)
+
+    # -------------------------------------------------------------------------- protocol
+    def scores(self, t: int, arms) -> list[np.ndarray]:
+        """UCB scores of every agent's decision set at round ``t ≥ 1`` (list of (K,) arrays)."""
+        V = self.N
+        if self._refresh_due(t):
+            self._factor(t)
+            if self.path == "dual":
+                self.W_dual = self._W_dual(t)
+        out = [None] * V
+        keep = set(self.centres.tolist()) if self.dist_mode else set()
+        snap = {}
+        if self.path == "primal":
+            for ag, Lc, w, ld in self._primal(t, np.arange(V)):
+                for i, v in enumerate(ag):
+                    out[v] = self._scores_primal(Lc[i], w[i], ld[i], self.L[v, v], arms.for_agent(v))
+                    if v in keep:
+                        snap[int(v)] = (Lc[i], w[i], ld[i], self.L[v].copy())
+        else:
+            for v in range(V):
+                W = self.W_dual[v]
+                model = self._dual_model(v, t, W)
+                out[v] = self._scores_dual(model, W, v, arms.for_agent(v))
+                if v in keep:
+                    snap[v] = (model, W)
+        if self.dist_mode:
+            self.snapshots[t] = snap
+            self.snapshots.pop(t - self.tau_max - 1, None)
+            self._dist_scores(t, arms, out)
+        return out
+
+    def _W_dual(self, t: int) -> np.ndarray:
+        """(V, V, V) dense network kernels for the dual path; with ``kz="mmd"`` from the raw samples
+        by the V-statistic (independent of the embedding sums the primal path uses)."""
+        V = self.N
+        # K̂_z covers the sources with visible data (refreshed until all have some); a fixed
+        # kernel (oracle, ones) covers every accepted source once and for all
+        act = self._active(t) if self.kz == "mmd" and self.accept != "self" else self.idx >= 0
+        Wd = np.zeros((V, V, V))
+        for v in range(V):
+            ii = self.idx[v][act[v]]
+            if self.kz == "mmd" and self.accept != "self":
+                kP = lambda a, b: self.phi_p(a) @ self.phi_p(b).T  # noqa: E731
+                samples = [self.Xhist[: t - int(self.tau_acc[v, u]) + 1, u] for u in ii]
+                M2 = np.array([[mmd_vstatistic(a, b, kP) for b in samples] for a in samples])
+                Wv = kz_from_mmd(M2, self.sigma_z, self.squared)
+            elif self.kz == "oracle" and self.accept != "self":
+                Wv = self.W_oracle[np.ix_(ii, ii)]
+            else:
+                Wv = np.ones((len(ii), len(ii)))
+            Wd[v][np.ix_(ii, ii)] = Wv
+        return Wd
+
+    def _dist_scores(self, t, arms, out):
+        """Peripherals imitate their centre's model of round t − Δ (copy_policy)."""
+        if self.peripheral_mode != "copy_policy":
+            return
+        for p in np.flatnonzero(~self.is_centre):
+            c, Dl = int(self.centre_of[p]), int(self.delta_c[p])
+            if t < Dl or (t - Dl) not in self.snapshots:
+                continue
+            snap = self.snapshots[t - Dl][c]
+            Xp = arms.for_agent(p)
+            if self.path == "primal":
+                Lc, w, ld, Lrows = snap
+                if not np.any(Lrows[p]):
+                    continue  # p's data had not reached c yet: keep p's own KernelUCB
+                out[p] = self._scores_primal(Lc, w, ld, Lrows[p], Xp)
+            else:
+                model, W = snap
+                if W[p, p] == 0:
+                    continue
+                out[p] = self._scores_dual(model, W, p, Xp)
+
+    def select(self, t, agents, arms):
+        V = self.N
+        if len(agents) != V:
+            raise ValueError(f"{self.name} is synchronous: all {V} agents act every round (got {len(agents)})")
+        K = arms.for_agent(0).shape[0]
+        if t == 0:
+            return self.rng.integers(K, size=V)  # Alg. 1 l.5: Random(D_{v,1})
+        sc = self.scores(t, arms)
+        ch = np.array([argmax_ties(s, self.rng) for s in sc], dtype=np.int64)
+        if self.dist_mode and self.peripheral_mode != "copy_policy":
+            for p in np.flatnonzero(~self.is_centre):
+                c, Dl = int(self.centre_of[p]), int(self.delta_c[p])
+                if t < Dl:
+                    continue
+                if self.peripheral_mode == "copy_arm":
+                    if not arms.shared:
+                        raise ValueError("peripheral_mode='copy_arm' needs a shared fixed decision set; "
+                                         "use 'copy_policy' or 'nearest_arm'")
+                    ch[p] = self.choice_hist[t - Dl, c]
+                else:
+                    xc = self.Xhist[t - Dl, c]
+                    ch[p] = int(np.argmin(np.sum((arms.for_agent(p) - xc) ** 2, axis=1)))
+        return ch
+
+    def update(self, t, agents, arms, choices, rewards):
+        V = self.N
+        X = np.stack([arms.for_agent(k)[choices[k]] for k in range(V)])
+        y = np.asarray(rewards, dtype=float)
+        self.Xhist[t], self.yhist[t], self.choice_hist[t] = X, y, choices
+        F = self.phi(X)
+        self.stats.push(t, M=F[:, :, None] * F[:, None, :], b=y[:, None] * F, E=self.phi_p(X))
+        if self.accept != "self":
+            self.ledger.deliver(t, int(self._deliv[t]), self.msg_scalars, "observation")
+            self.log["accepted_deliveries"] += int(self._accepted_per_round[t])
+            if self.dist_mode and self.peripheral_mode == "copy_policy" and self.L is not None:
+                R = self.L.shape[2]
+                p = R * self.D
+                hops = np.cumsum(self._centre_hops, axis=1)[:, min(self.gamma, t + 1)]
+                n_per = np.bincount(self.centre_of[~self.is_centre], minlength=V)[self.centres]
+                for h, k in zip(hops, n_per):
+                    if h:
+                        self.ledger.deliver(t, int(h), int(p + p * (p + 1) // 2 + R * k), "model_snapshot")
+
+    def info(self):
+        return {"rank_mean": float(np.mean(self.log["rank_mean"])) if self.log["rank_mean"] else None,
+                "rank_max": int(max(self.log["rank_max"])) if self.log["rank_max"] else None,
+                "min_Lv2": float(min(self.log["min_Lv2"])) if self.log["min_Lv2"] else None,
+                "accepted_deliveries": int(self.log["accepted_deliveries"]),
+                "gamma": int(self.gamma), "accept_size_mean": float(self.acc.sum(1).mean())}
+
+
+# ------------------------------------------------------------------------------ the methods
+class CoopKernelUCB(NetworkKernelUCB):
+    """Coop-KernelUCB (Alg. 1): keeps only messages from its own clique of the cover of ``G_γ``."""
+
+    name = "Coop-KernelUCB"
+    default_accept = "clique"
+
+
+class EagerKernelUCB(NetworkKernelUCB):
+    """Eager-KernelUCB (Alg. 2): keeps every message that reaches it (all of ``N_γ(v)``)."""
+
+    name = "Eager-KernelUCB"
+    default_accept = "neighbourhood"
+
+
+class DistKernelUCB(NetworkKernelUCB):
+    """Dist-KernelUCB (Alg. 3): centres run Eager, peripherals imitate (``peripheral_mode``)."""
+
+    name = "Dist-KernelUCB"
+    default_accept = "neighbourhood"
+
+    def __init__(self, *args, peripheral_mode="copy_policy", **kw):
+        if kw.get("accept", "neighbourhood") != "neighbourhood":
+            raise ValueError("Dist-KernelUCB's centres accept their whole gamma-neighbourhood; accept is fixed")
+        super().__init__(*args, peripheral_mode=peripheral_mode, **kw)
+
+
+def _linear_only(kw, name):
+    k = kw.get("kernel")
+    if k is not None and _kernel_name(k)[0] != "linear":
+        raise ValueError(f"{name} is a linear method: kernel must be {{'name': 'linear'}}, got {k!r}")
+    kw["kernel"] = {"name": "linear"}
+
+
+class IndLinUCB(NetworkKernelUCB):
+    """Independent LinUCB (pooled model per agent, ``α = η``): ``xᵀθ̂ + η‖x‖_{A⁻¹}`` on own data."""
+
+    name = "Ind-LinUCB"
+    default_accept, default_kz = "self", "ones"
+
+    def __init__(self, *args, **kw):
+        _linear_only(kw, self.name)
+        kw.setdefault("accept", "self")
+        super().__init__(*args, **kw)
+
+
+class IndOFUL(IndLinUCB):
+    """Independent OFUL (Abbasi-Yadkori et al. 2011): width ``β_t‖x‖_{A⁻¹}`` (module docstring)."""
+
+    name = "Ind-OFUL"
+    default_width = "oful"
+
+
+class IndKernelUCB(NetworkKernelUCB):
+    """Independent KernelUCB (Valko et al. 2013): ``μ + (η/√λ)σ`` on own data, ``K = K_x``."""
+
+    name = "Ind-KernelUCB"
+    default_accept, default_kz = "self", "ones"
+
+
+class IndIGPUCB(NetworkKernelUCB):
+    """Independent IGP-UCB (Chowdhury & Gopalan 2017): ``λ = 1 + 2/T``, ``β_t = B + R√(2(γ̂+1+ln 1/δ))``."""
+
+    name = "Ind-IGP-UCB"
+    default_accept, default_kz, default_width = "self", "ones", "igp"
+
+    def __init__(self, n_agents, horizon, *args, lam=None, **kw):
+        super().__init__(n_agents, horizon, *args, lam=1.0 + 2.0 / horizon if lam is None else lam, **kw)
+
+
+class NaiveLinUCB(IndLinUCB):
+    """Naive Cooperation, LinUCB-based: own and all received observations as its own (``W ≡ 1``)."""
+
+    name = "Naive-LinUCB"
+
+    def __init__(self, *args, **kw):
+        kw.setdefault("accept", "neighbourhood")
+        super().__init__(*args, **kw)
+
+
+class NaiveIGPUCB(IndIGPUCB):
+    """Naive Cooperation, IGP-UCB-based (the paper's RBF-row Naive)."""
+
+    name = "Naive-IGP-UCB"
+    default_accept = "neighbourhood"
+
+
+class NaiveKernelUCB(IndKernelUCB):
+    """Naive Cooperation with KernelUCB's same-η width (the spec's ablation, §3)."""
+
+    name = "Naive-KernelUCB"
+    default_accept = "neighbourhood"

@@ -1,0 +1,271 @@
+"""Coop-/Eager-/Dist-KernelUCB and the baselines (bandits.algorithms.coop_kernel_ucb)."""
+from types import SimpleNamespace
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from bandits.algorithms import ALGORITHMS
+from bandits.algorithms.coop_kernel_ucb import (DistKernelUCB, EagerKernelUCB, IndLinUCB, NetworkKernelUCB,
+                                                kz_from_mmd, mmd_from_embeddings, mmd_vstatistic)
+from bandits.comm import CommLedger
+from bandits.envs.base import Arms
+from bandits.kernels import RBF
+from bandits.sim import run_regret
+
+
+def make_network(G, gamma):
+    """Network fields computed with networkx directly (the GRAPHS layer's contract)."""
+    V = G.number_of_nodes()
+    dist = np.full((V, V), -1, dtype=np.int64)
+    for u, row in nx.all_pairs_shortest_path_length(G):
+        for v, d in row.items():
+            dist[u, v] = d
+    Gg = nx.Graph()
+    Gg.add_nodes_from(range(V))
+    Gg.add_edges_from((u, v) for u in range(V) for v in range(u + 1, V) if 1 <= dist[u, v] <= gamma)
+    col = nx.greedy_color(nx.complement(Gg), strategy="DSATUR")
+    clique_of = np.array([col[v] for v in range(V)], dtype=np.int64)
+    w = {v: Gg.degree(v) + 1 for v in range(V)}
+    centres = []
+    for v in sorted(range(V), key=lambda v: (-w[v], v)):
+        if not any(Gg.has_edge(v, c) for c in centres):
+            centres.append(v)
+    centre_of = np.array([v if v in centres else min((c for c in centres if Gg.has_edge(v, c)),
+                                                      key=lambda c: (-Gg.degree(c), c)) for v in range(V)])
+    return SimpleNamespace(dist=dist, gamma=gamma, clique_of=clique_of, centres=np.array(sorted(centres)),
+                           centre_of=centre_of.astype(np.int64), name="test")
+
+
+class ClusterEnv:
+    """Clustered linear (or RBF-anchor) rewards with agent-dependent contexts (spec §4.2, tiny)."""
+
+    def __init__(self, network, n_clusters=2, d=4, K=5, kind="linear", seed=0, noise=0.1):
+        rng = np.random.default_rng(seed)
+        V = network.dist.shape[0]
+        self.network, self.dim, self.K, self.kind, self.noise_std = network, d, K, kind, noise
+        self.cluster = np.arange(V) % n_clusters
+        self.theta = rng.standard_normal((n_clusters, d))
+        self.theta /= np.linalg.norm(self.theta, axis=1, keepdims=True)
+        self.m = rng.standard_normal((n_clusters, d))
+        self.m /= np.linalg.norm(self.m, axis=1, keepdims=True)
+        self.kz_true = (self.cluster[:, None] == self.cluster[None, :]).astype(float)
+        self.anchors = rng.standard_normal((n_clusters, 3, d)) / np.sqrt(d)
+
+    def _f(self, X):
+        if self.kind == "linear":
+            return np.einsum("vkd,vd->vk", X, self.theta[self.cluster])
+        A = self.anchors[self.cluster]  # (V, 3, d)
+        return np.exp(-((X[:, :, None, :] - A[:, None]) ** 2).sum(-1) / 2).sum(-1)
+
+    def round(self, t, n_agents, rng):
+        X = self.m[self.cluster][:, None, :] + rng.standard_normal((n_agents, self.K, self.dim)) / np.sqrt(self.dim)
+        X /= np.linalg.norm(X, axis=-1, keepdims=True)
+        return np.arange(n_agents), Arms(X, shared=False), self._f(X)
+
+    def rewards(self, chosen, rng):
+        return chosen + self.noise_std * rng.standard_normal(len(chosen))
+
+    def best_means(self, means, n):
+        return means.max(-1)
+
+
+@pytest.fixture(scope="module")
+def net6():
+    G = nx.Graph([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (1, 4), (0, 2)])
+    return make_network(G, 2)
+
+
+def _policy(cls, net, env, T, seed=0, **kw):
+    V = net.dist.shape[0]
+    return cls(V, T, env.dim, np.random.SeedSequence(seed), CommLedger(V, T), network=net,
+               kz_oracle=env.kz_true if kw.get("kz") == "oracle" else None, **kw)
+
+
+def _lockstep(a, b, env, T, seed=1):
+    """Feed both policies the same rounds and choices; return the max score difference."""
+    V = env.network.dist.shape[0]
+    rng, rng_n = np.random.default_rng(seed), np.random.default_rng(seed + 1)
+    worst = 0.0
+    for t in range(T):
+        agents, arms, means = env.round(t, V, rng)
+        if t == 0:
+            ch = rng.integers(env.K, size=V)
+        else:
+            sa, sb = a.scores(t, arms), b.scores(t, arms)
+            for x, y in zip(sa, sb):
+                worst = max(worst, float(np.max(np.abs(x - y))))
+            ch = np.array([int(np.argmax(s)) for s in sa])
+        r = env.rewards(means[np.arange(V), ch], rng_n)
+        a.update(t, agents, arms, ch, r)
+        b.update(t, agents, arms, ch, r)
+    return worst
+
+
+CASES = [
+    ("Eager-KernelUCB", {"kz": "mmd"}),
+    ("Eager-KernelUCB", {"kz": "oracle"}),
+    ("Coop-KernelUCB", {"kz": "mmd"}),
+    ("Dist-KernelUCB", {"kz": "mmd"}),
+    ("Dist-KernelUCB", {"kz": "oracle"}),
+    ("Naive-LinUCB", {}),
+    ("Ind-OFUL", {}),
+    ("Eager-KernelUCB", {"kz": "mmd", "width": "theory", "extra_delay": 1}),
+]
+
+
+@pytest.mark.parametrize("name,kw", CASES)
+def test_primal_equals_exact_dual_linear(net6, name, kw):
+    env = ClusterEnv(net6, kind="linear")
+    T = 20
+    a = _policy(ALGORITHMS[name], net6, env, T, path="primal", **kw)
+    b = _policy(ALGORITHMS[name], net6, env, T, path="dual", **kw)
+    assert _lockstep(a, b, env, T) < 1e-8
+
+
+@pytest.mark.parametrize("name,kw", [("Eager-KernelUCB", {"kz": "mmd"}), ("Dist-KernelUCB", {"kz": "oracle"}),
+                                     ("Naive-IGP-UCB", {}), ("Ind-KernelUCB", {})])
+def test_rff_primal_equals_dual_with_the_rff_kernel(net6, name, kw):
+    env = ClusterEnv(net6, kind="rbf")
+    T = 12
+    k = {"kernel": {"name": "rbf", "lengthscale": 1.0}, "n_features": 16, "n_embed": 8}
+    a = _policy(ALGORITHMS[name], net6, env, T, path="primal", **k, **kw)
+    b = _policy(ALGORITHMS[name], net6, env, T, path="dual", **k, **kw)
+    np.testing.assert_array_equal(a.phi.Omega, b.phi.Omega)  # one map per run, from the run seed
+    assert _lockstep(a, b, env, T) < 1e-8
+
+
+def test_rff_map_shared_by_every_method_of_a_run(net6):
+    env = ClusterEnv(net6, kind="rbf")
+    k = {"kernel": {"name": "rbf", "lengthscale": 0.7}, "n_features": 32}
+    maps = [_policy(ALGORITHMS[n], net6, env, 5, seed=3, **k).phi.Omega
+            for n in ("Eager-KernelUCB", "Ind-KernelUCB", "Ind-IGP-UCB", "Naive-IGP-UCB", "Coop-KernelUCB")]
+    for M in maps[1:]:
+        np.testing.assert_array_equal(M, maps[0])
+    other = _policy(ALGORITHMS["Eager-KernelUCB"], net6, env, 5, seed=4, **k).phi.Omega
+    assert not np.allclose(other, maps[0])
+
+
+def test_batched_equals_per_agent_loop(net6):
+    env = ClusterEnv(net6, kind="linear")
+    a = _policy(EagerKernelUCB, net6, env, 15, r_max=2)
+    b = _policy(EagerKernelUCB, net6, env, 15, r_max=2, chunk=1)
+    assert _lockstep(a, b, env, 15) < 1e-10
+
+
+def test_ind_linucb_is_linucb_with_alpha_eta(net6):
+    env = ClusterEnv(net6, kind="linear")
+    pol = _policy(IndLinUCB, net6, env, 10, eta=0.7, lam=2.0)
+    rng = np.random.default_rng(0)
+    A, b = [2.0 * np.eye(env.dim) for _ in range(6)], [np.zeros(env.dim) for _ in range(6)]
+    for t in range(10):
+        agents, arms, means = env.round(t, 6, rng)
+        if t:
+            sc = pol.scores(t, arms)
+            for v in range(6):
+                X = arms.X[v]
+                Ai = np.linalg.inv(A[v])
+                want = X @ Ai @ b[v] + 0.7 * np.sqrt(np.einsum("ij,jk,ik->i", X, Ai, X))
+                np.testing.assert_allclose(sc[v], want, rtol=1e-10, atol=1e-12)
+        ch = rng.integers(env.K, size=6)
+        y = means[np.arange(6), ch]
+        pol.update(t, agents, arms, ch, y)
+        for v in range(6):
+            x = arms.X[v, ch[v]]
+            A[v] += np.outer(x, x)
+            b[v] += y[v] * x
+
+
+def test_mmd_estimate_against_closed_form_c8():
+    # P_u = N(m_u, s² I): ‖Ψ_u − Ψ_v‖² = 2 (ℓ²/(ℓ²+2s²))^{d/2} (1 − exp(−‖m_u−m_v‖²/(2(ℓ²+2s²))))
+    rng = np.random.default_rng(0)
+    d, s, ell, n = 2, 0.5, 1.0, 1500
+    m = np.array([[0.0, 0.0], [1.0, 0.5]])
+    X = [mu + s * rng.standard_normal((n, d)) for mu in m]
+    est = mmd_vstatistic(X[0], X[1], RBF(lengthscale=ell))
+    c = ell**2 + 2 * s**2
+    exact = 2 * (ell**2 / c) ** (d / 2) * (1 - np.exp(-np.sum((m[0] - m[1]) ** 2) / (2 * c)))
+    # the V-statistic's bias is O(1/n) and its spread O(1/√n)
+    assert abs(est - exact) < 4.0 / np.sqrt(n) * np.sqrt(exact) + 2.0 / n
+    Kz_hat, Kz = kz_from_mmd(np.array(est), 1.0), np.exp(-np.sqrt(exact) / 2)
+    assert abs(np.log(Kz_hat) - np.log(Kz)) < 0.05
+    # the mean-embedding form equals the V-statistic for a finite feature map (linear k_P)
+    lin = lambda a, b: a @ b.T  # noqa: E731
+    means = np.stack([X[0][:50].mean(0), X[1][:70].mean(0)])
+    np.testing.assert_allclose(mmd_from_embeddings(means)[0, 1], mmd_vstatistic(X[0][:50], X[1][:70], lin),
+                               rtol=1e-10)
+    # Eq. 11 uses the unsquared distance; squared=True squares it
+    np.testing.assert_allclose(kz_from_mmd(np.array(0.25), 1.0), np.exp(-0.25))
+    np.testing.assert_allclose(kz_from_mmd(np.array(0.25), 1.0, squared=True), np.exp(-0.125))
+
+
+def test_truncation_safeguard_keeps_own_variance(net6):
+    env = ClusterEnv(net6, kind="linear", n_clusters=3)
+    pol = _policy(EagerKernelUCB, net6, env, 12, kz="oracle", r_max=1)
+    run_regret(pol, env, 12, 6, np.random.default_rng(0), np.random.default_rng(1))
+    info = pol.info()
+    assert info["min_Lv2"] >= 0.95 and info["rank_max"] >= 2  # r raised above r_max = 1
+    capped = _policy(EagerKernelUCB, net6, env, 12, kz="oracle", r_max=1, r_limit=1)
+    run_regret(capped, env, 12, 6, np.random.default_rng(0), np.random.default_rng(1))
+    assert capped.info()["min_Lv2"] < 0.95  # the diagnostic shows what the cap cost
+
+
+def test_ledger_charges_every_delivery_on_a_path():
+    net = make_network(nx.path_graph(4), 2)
+    env = ClusterEnv(net, d=3)
+    T = 4
+    for name in ("Eager-KernelUCB", "Coop-KernelUCB", "Naive-LinUCB"):
+        pol = _policy(ALGORITHMS[name], net, env, T)
+        run_regret(pol, env, T, 4, np.random.default_rng(0), np.random.default_rng(1))
+        np.testing.assert_array_equal(pol.ledger.deliveries("observation"), [6, 10, 10, 10])
+        np.testing.assert_array_equal(pol.ledger.per_step("up"), np.array([6, 10, 10, 10]) * (3 + 3))
+    pol = _policy(IndLinUCB, net, env, T)
+    run_regret(pol, env, T, 4, np.random.default_rng(0), np.random.default_rng(1))
+    assert pol.ledger.total_up == 0
+
+
+def test_seeded_golden_values(net6):
+    env = ClusterEnv(net6, kind="linear", seed=5)
+    out = {}
+    for name in ("Eager-KernelUCB", "Coop-KernelUCB", "Dist-KernelUCB", "Naive-LinUCB", "Ind-LinUCB"):
+        pol = _policy(ALGORITHMS[name], net6, env, 30, seed=11)
+        tr = run_regret(pol, env, 30, 6, np.random.default_rng(2), np.random.default_rng(3))
+        out[name] = float(tr.regret.sum())
+    assert out == pytest.approx(GOLDEN, abs=1e-5)
+
+
+GOLDEN = {"Eager-KernelUCB": 16.557713, "Coop-KernelUCB": 12.526852, "Dist-KernelUCB": 19.368106,
+          "Naive-LinUCB": 42.129238, "Ind-LinUCB": 10.520761}
+
+
+def test_parameter_errors(net6):
+    env = ClusterEnv(net6)
+    with pytest.raises(ValueError, match="accept"):
+        _policy(NetworkKernelUCB, net6, env, 5, accept="friends")
+    with pytest.raises(ValueError, match="kz_oracle"):
+        EagerKernelUCB(6, 5, 4, np.random.SeedSequence(0), CommLedger(6, 5), network=net6, kz="oracle")
+    with pytest.raises(ValueError, match="needs a network"):
+        EagerKernelUCB(6, 5, 4, np.random.SeedSequence(0), CommLedger(6, 5))
+    with pytest.raises(ValueError, match="kernel"):
+        _policy(IndLinUCB, net6, env, 5, kernel={"name": "rbf"})
+    with pytest.raises(ValueError, match="peripheral_mode"):
+        _policy(DistKernelUCB, net6, env, 5, peripheral_mode="guess")
+    with pytest.raises(ValueError, match="lam"):
+        _policy(EagerKernelUCB, net6, env, 5, lam=0)
+    with pytest.raises(ValueError, match="features"):
+        _policy(EagerKernelUCB, net6, env, 5, features="exact")
+    pol = _policy(DistKernelUCB, net6, env, 6, peripheral_mode="copy_arm")
+    with pytest.raises(ValueError, match="copy_arm"):
+        run_regret(pol, env, 6, 6, np.random.default_rng(0), np.random.default_rng(1))
+
+
+def test_runner_passes_network_and_oracle(monkeypatch, net6):
+    import bandits.envs
+    from bandits.runner import run_cell
+
+    env = ClusterEnv(net6)
+    monkeypatch.setattr(bandits.envs, "make_env", lambda spec, seed=0: env)
+    res = run_cell({"env": {"name": "x"}, "algorithm": "Eager-KernelUCB", "params": {"kz": "oracle"},
+                    "N": 6, "T": 8}, 0, 0)
+    assert res["arrays"]["regret"].shape == (8,)
+    assert res["meta"]["comm_by_kind"]["observation"] > 0
