@@ -7,6 +7,7 @@ from .coop_kernel_ucb import (CoopKernelUCB, DistKernelUCB, EagerKernelUCB, IndI
                               IndOFUL, NaiveIGPUCB, NaiveKernelUCB, NaiveLinUCB)
 from .dis_kernel_ucb import ApproxDisKernelUCB, DisKernelUCB
 from .duets import DUETS
+from .fn_ucb import FNUCB, FNUCBNoAggregation, FNUCBOnlyA, FNUCBOnlyB
 from .kernel_ucb import KernelUCBAgent, NKernelUCB, OneKernelUCB
 from .linear import DisLinUCB, FedGLBUCB, FedLinUCB, NLinUCB
 
@@ -21,6 +22,10 @@ ALGORITHMS = {
     "DisLinUCB": DisLinUCB,
     "FedLinUCB": FedLinUCB,
     "FedGLB-UCB": FedGLBUCB,
+    "FN-UCB": FNUCB,
+    "FN-UCB [only UCB_a]": FNUCBOnlyA,
+    "FN-UCB [only UCB_b]": FNUCBOnlyB,
+    "FN-UCB [no aggregation]": FNUCBNoAggregation,
     "Coop-KernelUCB": CoopKernelUCB,
     "Eager-KernelUCB": EagerKernelUCB,
     "Dist-KernelUCB": DistKernelUCB,

@@ -1,0 +1,514 @@
+r"""FN-UCB: federated neural UCB (Dai, Shu, Verma, Low & Jaillet, ICLR 2023; Algorithms 1–2).
+
+Spec: ``fn-ucb.md`` (§2 algorithms, §2.10 modes, §3.5 ablations, §8 official code). The neural
+parts (network, per-sample gradients, local training, FedAvg) come from :mod:`bandits.neural`,
+imported when a policy is built, so ``import bandits.algorithms`` does not load torch.
+
+Synchronous protocol: every iteration ``t`` all N agents receive K fresh contexts
+``X_{t,i} = {x^k_{t,i}}`` and pick one (``sim.run_regret`` with ``schedule="sync"``).
+
+Per agent i and iteration t (Algorithm 1, with ``φ(x) = g(x; θ0)/√m``; see ``feature_scale``)::
+
+    V_{t,i} = λI + W_sync + W_new,i,     θ_{t,i} = V_{t,i}⁻¹ (B_sync + B_new,i)               (line 4)
+    UCB_a(x) = ⟨φ(x), θ_{t,i}⟩ + ν_TKN √λ ‖φ(x)‖_{V_{t,i}⁻¹}                                  (line 5)
+    UCB_b(x) = f(x; θ_sync,NN) + ν_TK √λ (1/N) Σ_j ‖φ(x)‖_{(V^local_j)⁻¹}      (line 6, "full")
+    UCB_b(x) = f(x; θ_sync,NN) + ν_TK √λ ‖φ(x)‖_{V_sync,NN⁻¹}                    (Sec. 3.4, "less_comm")
+    x_{t,i} = argmax_x (1 − α) UCB_a(x) + α UCB_b(x)                                         (line 7)
+    W_new,i += φφᵀ,  B_new,i += y φ,  V^local_{t,i} = V^local_{t−1,i} + φφᵀ                 (lines 9–10)
+    round if (t − t_last) · log[det(λI + W_sync + W_new,i) / det(V_last)] > D              (line 11)
+
+A round (Algorithm 2) is global: every agent trains its NN on its local data (line 14), uploads
+``{W_new,i, B_new,i, θ^i_t, α_{t,i}, (V^local_{t,i})⁻¹}``; the server sets ``θ_sync,NN = (1/N) Σ_i θ^i_t``,
+``α = min_i α_{t,i}``, ``W_sync += Σ_i W_new,i``, ``B_sync += Σ_i B_new,i``, and
+``V_sync,NN⁻¹ = (1/N) Σ_i (V^local_{t,i})⁻¹`` (Less Comm.) and broadcasts; every agent sets
+``V_last = λI + W_sync``, ``t_last = t`` and empties ``W_new,i``, ``B_new,i``. With ``D = 0`` the
+strict inequality makes a round happen after every iteration.
+
+Options (spec §2.10; defaults in brackets)
+------------------------------------------
+* ``nn_mode`` ["fedavg"]: ``"fedavg"`` every agent starts its local training from the last
+  broadcast ``θ_sync,NN`` (θ0 before the first round), features stay at θ0 (federated-valid);
+  ``"own_prev"`` every agent warm-starts from its own previous θ^i (the literal reading of App. E);
+  ``"official_shared"`` replays the official code (spec §8.3): ONE parameter tensor held by every
+  agent, by θ_sync,NN and by the "θ0" feature network; at each round it is trained in place on
+  agent 1's data, then agent 2's, …, agent N's (30 steps each), and features are gradients at the
+  *current* shared parameters.
+* ``aggregate`` [True]: False is the "no NN aggregation" ablation (spec §3.5): UCB_b of agent i
+  uses its own θ^i and local training warm-starts from θ^i (no parameter exchange).
+* ``alpha_mode`` ["linear"]: ``"linear"`` the experiments' ramp ``α_t = clip((t − delay)/ramp, 0, 1)``
+  with 0-based t, ramp 700, delay 3 (Sec. 5.1; the code's 3-iteration zero prefix, spec §2.5);
+  ``"theory"`` ``α = min_i σ_min/σ_max`` with ``σ(x) = √λ ‖φ(x)‖_{(V^local_{t,i})⁻¹}`` computed at
+  rounds (Algo. 1 line 15, App. C.4.4) and used for the whole next epoch (App. F);
+  ``"theory_first_iter"`` the same α in the first iteration of each epoch and 0 elsewhere (the
+  version Theorem 1 analyses); ``"zero"`` (only UCB_a) and ``"one"`` (only UCB_b, from t = 1).
+  The theory α needs a candidate set standing in for the domain (``alpha_candidates``, (M, d)),
+  to which each agent adds its last ``alpha_recent`` (200) queried contexts (spec §2.5).
+* ``variant`` ["less_comm"] (all experiments except Fig. 3) or ``"full"``.
+* ``diag`` [False]: Sec. 3.4's diagonal approximation (only the diagonals of W_new,i, W_sync,
+  V^local; inverses elementwise). ``diag_rescale_mean`` [True]: footnote 4, UCB_a's mean term
+  min–max rescaled to [0, 1] over the K current contexts (0 if they are all equal) in diag mode.
+* ``criterion`` ["diag"]: the trigger's log-determinants from the diagonals only (App. E: "we
+  diagonalize … the two matrices for which we need to calculate the determinant", and the code),
+  or ``"exact"`` (matrix determinant lemma, ``log det(V + φφᵀ) = log det V + log(1 + φᵀV⁻¹φ)``).
+  With ``diag=True`` the matrices are diagonal and both coincide.
+* ``features`` ["ntk"]: NTK features of the network, or ``"identity"`` (φ(x) = x: with
+  ``alpha_mode="zero"`` FN-UCB is DisLinUCB with Wang et al.'s ``t − t_last`` trigger).
+* ``init`` ["official"], ``feature_scale`` ["raw"], ``objective`` ["official"]: the network's
+  parametrisation, feature scaling and training loss (:mod:`bandits.neural`). Defaults are the
+  official code's because the paper's published hyperparameters (λ = ν = 0.1 synthetic;
+  λ = 10, ν_TKN = 0.1, ν_TK = 0.01 real) were tuned for it (spec §2.10, §7.4); ``init="ntk"``,
+  ``feature_scale="sqrt_m"``, ``objective="paper"`` give App. B / Eq. (1).
+* Training (App. E): ``train_steps`` 30 full-batch steps of lr 0.01 at every round while
+  ``t < stop_train_after`` (2000, 0-based as the code); skipped when the NN is never used
+  (``alpha_mode="zero"``) and, in the linear mode, while ``α_{t+1} = 0`` (the code's condition).
+  Every observation joins the agent's training set; ``official_train_subset=True`` appends only
+  the point of an iteration that trains (the code's behaviour, spec §7.6).
+
+Linear algebra (spec §2.11): float64 numpy, no inverse per step. ``V_sync⁻¹ = (λI + W_sync)⁻¹``
+takes the pending points of all agents by Sherman–Morrison at each round; an agent keeps a
+private ``V_{t,i}⁻¹`` only once it has unsynchronised data (with ``D = 0`` it never has). Each
+``(V^local_{t,i})⁻¹`` takes one rank-one update per own point, and the Less Comm. mean
+``(1/N) Σ_i (V^local_{t,i})⁻¹`` is kept as a running mean (each local update changes it by
+``−uuᵀ/(N(1 + φᵀu))``, ``u = (V^local)⁻¹φ``) and snapshotted at rounds.
+
+Communication (ledger, scalars; spec §2.6): per round, every agent uploads ``W_new,i`` (p² full, p
+diag), ``B_new,i`` (p), ``θ^i`` (p0, when the NN was trained and is aggregated), ``α_{t,i}`` (1,
+theory α modes only) and ``(V^local_{t,i})⁻¹`` (p² or p, when UCB_b is used); the server
+broadcasts ``W_sync``, ``B_sync``, ``θ_sync,NN``, ``α`` and ``V_sync,NN⁻¹`` (Less Comm.) or all N
+local inverses (full) with the same conditions (p is the feature dimension, p0 for NTK
+features). Items the configured variant never uses are not sent (our choice; the paper's list is
+the full one). FN-UCB's figures count communication **rounds** (``info()["n_rounds"]``,
+``ledger.rounds()``).
+
+Regret and time: ``t`` is the loop's 0-based step; the paper's ``t`` is ``t + 1`` and its
+``t_last = 0`` is our ``t_last = −1``.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+
+import numpy as np
+
+from ..comm import SERVER, CommLedger
+from ..sim import Policy
+from .kernel_ucb import argmax_ties
+
+__all__ = ["FNUCB", "FNUCBOnlyA", "FNUCBOnlyB", "FNUCBNoAggregation", "NN_MODES", "ALPHA_MODES",
+           "VARIANTS", "CRITERIA", "FEATURES"]
+
+NN_MODES = ("fedavg", "own_prev", "official_shared")
+ALPHA_MODES = ("linear", "theory", "theory_first_iter", "zero", "one")
+VARIANTS = ("less_comm", "full")
+CRITERIA = ("diag", "exact")
+FEATURES = ("ntk", "identity")
+
+
+def _choice(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+class FNUCB(Policy):
+    """FN-UCB and FN-UCB (Less Comm.); see the module docstring for every option.
+
+    Args:
+        n_agents, horizon, dim, seed, ledger: see :class:`bandits.sim.Policy`.
+        width, depth: the MLP (m = 20, one hidden layer in the paper's experiments).
+        lam: λ (0.1 synthetic, 10 real data). nu_a: ν_TKN (UCB_a). nu_b: ν_TK (UCB_b).
+        D: communication threshold (≥ 0; 0: a round every iteration).
+        device: torch device of the network (``"auto"``: CUDA when present).
+    """
+
+    name = "FN-UCB"
+
+    def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, *, width=20, depth=1,
+                 init="official", feature_scale="raw", features="ntk", lam=0.1, nu_a=0.1, nu_b=0.1,
+                 D=0.0, variant="less_comm", diag=False, diag_rescale_mean=True, criterion="diag",
+                 alpha_mode="linear", alpha_ramp=700, alpha_delay=3, alpha_candidates=None,
+                 alpha_recent=200, nn_mode="fedavg", aggregate=True, train_steps=30, lr=0.01,
+                 objective="official", stop_train_after=2000, official_train_subset=False,
+                 device="auto", tie_break="random"):
+        super().__init__(n_agents, horizon, dim, seed, ledger)
+        _choice("nn_mode", nn_mode, NN_MODES)
+        _choice("alpha_mode", alpha_mode, ALPHA_MODES)
+        _choice("variant", variant, VARIANTS)
+        _choice("criterion", criterion, CRITERIA)
+        _choice("features", features, FEATURES)
+        _choice("tie_break", tie_break, ("random", "first"))
+        if not lam > 0:
+            raise ValueError(f"lam must be > 0, got {lam}")
+        if nu_a < 0 or nu_b < 0:
+            raise ValueError(f"nu_a and nu_b must be >= 0, got {nu_a}, {nu_b}")
+        if not D >= 0:
+            raise ValueError(f"D must be >= 0 (0: a round every iteration), got {D}")
+        if alpha_ramp <= 0 or alpha_delay < 0:
+            raise ValueError(f"alpha_ramp must be > 0 and alpha_delay >= 0, got {alpha_ramp}, {alpha_delay}")
+        if stop_train_after < 0:
+            raise ValueError(f"stop_train_after must be >= 0, got {stop_train_after}")
+        if alpha_mode.startswith("theory"):
+            if alpha_candidates is None:
+                raise ValueError(f"alpha_mode={alpha_mode!r} needs alpha_candidates, an (M, {dim}) array of "
+                                 "contexts standing in for the domain (spec §2.5)")
+            alpha_candidates = np.asarray(alpha_candidates, dtype=float)
+            if alpha_candidates.ndim != 2 or alpha_candidates.shape[1] != dim:
+                raise ValueError(f"alpha_candidates must have shape (M, {dim}), got {alpha_candidates.shape}")
+        if features == "identity" and alpha_mode != "zero":
+            raise ValueError("features='identity' has no network: use alpha_mode='zero' (UCB_a only)")
+        self.lam, self.nu_a, self.nu_b, self.D = float(lam), float(nu_a), float(nu_b), float(D)
+        self.variant, self.diag, self.diag_rescale_mean = variant, bool(diag), bool(diag_rescale_mean)
+        self.criterion = "diag" if self.diag else criterion
+        self.alpha_mode, self.alpha_ramp, self.alpha_delay = alpha_mode, float(alpha_ramp), float(alpha_delay)
+        self.alpha_candidates, self.alpha_recent = alpha_candidates, int(alpha_recent)
+        self.nn_mode, self.aggregate = nn_mode, bool(aggregate)
+        self.stop_train_after, self.official_train_subset = int(stop_train_after), bool(official_train_subset)
+        self.features_kind, self.tie_break = features, tie_break
+        self.uses_nn = alpha_mode != "zero"
+        N, T = self.N, self.T
+        children = seed.spawn(N + 1)
+        self.rngs = [np.random.default_rng(s) for s in children[:N]]
+
+        # -- the network (bandits.neural) ------------------------------------------------
+        self.mlp = None
+        if features == "ntk":
+            nn = importlib.import_module("bandits.neural")
+            self._nn = nn
+            self.mlp = nn.MLP(dim, width, depth, init, device=device)
+            self.feature_scale = feature_scale
+            if feature_scale not in nn.FEATURE_SCALES:
+                raise ValueError(f"feature_scale must be one of {nn.FEATURE_SCALES}, got {feature_scale!r}")
+            self.train_cfg = nn.TrainConfig(steps=train_steps, lr=lr, lam=lam, objective=objective)
+            self.theta0 = self.mlp.init_params(children[N])
+            self.p0 = self.mlp.p0
+            if nn_mode == "official_shared":
+                shared = self.theta0.clone()
+                self.shared = shared
+                self.params = [shared] * N  # one storage, held by every agent
+                self.theta_feat = shared  # the "θ0" network is the shared one
+                self.theta_sync = shared
+            else:
+                self.shared = None
+                self.params = self.theta0.expand(N, -1).clone()  # (N, p0): θ^i
+                self.theta_feat = self.theta0
+                self.theta_sync = self.theta0.clone()
+            if self.uses_nn:
+                import torch
+
+                self._X_buf = torch.zeros((N, T, dim), dtype=self.mlp.dtype, device=self.mlp.device)
+                self._y_buf = torch.zeros((N, T), dtype=self.mlp.dtype, device=self.mlp.device)
+        else:
+            self.feature_scale = None
+            self.p0 = 0
+        self.p = self.p0 if features == "ntk" else int(dim)
+        p = self.p
+
+        # -- linear statistics (float64 numpy) ----------------------------------------------
+        self.B_sync = np.zeros(p)
+        self.B_new = np.zeros((N, p))
+        self.dsync = np.full(p, self.lam)  # diag(λI + W_sync)
+        self.dnew = np.zeros((N, p))  # diag(W_new,i)
+        self.dlast = self.dsync.copy()  # diag(V_last)
+        self.ld_new = np.zeros(N)  # log det(V_{t,i}) − log det(V_last) under the criterion
+        if self.diag:
+            self.vloc = np.full((N, p), self.lam)  # diag V^local
+            self.vnn = np.full(p, 1.0 / self.lam)  # diag V_sync,NN⁻¹ snapshot
+            self.vloc_snap = 1.0 / self.vloc
+        else:
+            self.Vsync_inv = np.eye(p) / self.lam
+            self.Vinv = np.zeros((N, p, p))  # private V_{t,i}⁻¹ (valid where not fresh)
+            self.fresh = np.ones(N, dtype=bool)  # V_{t,i} = λI + W_sync (no unsynchronised data)
+            self.pending: list[list[np.ndarray]] = [[] for _ in range(N)]
+            if self.uses_nn:
+                self.Vloc_inv = np.broadcast_to(np.eye(p) / self.lam, (N, p, p)).copy()
+                if variant == "less_comm":
+                    self.Vnn_run = np.eye(p) / self.lam  # running (1/N) Σ_i (V^local_{t,i})⁻¹
+                    self.Vnn = self.Vnn_run.copy()  # snapshot at the last round
+                else:
+                    self.Vloc_snap = self.Vloc_inv.copy()
+        self.n_obs = 0
+        self.n_train = 0
+        self.t_last = -1
+        self.alpha_theory = 0.0
+        self.recent = [[] for _ in range(N)] if alpha_mode.startswith("theory") else None
+        self.round_times: list[int] = []
+        self.train_log: list[tuple[int, list[int]]] = []  # (t, agents in training order)
+        self.alpha_trace = np.zeros(T)
+        self.alpha_rounds: list[float] = []
+        self._phi = None
+        self._t_sel = None
+
+    # ------------------------------------------------------------------------------ helpers
+    def alpha_at(self, t: int) -> float:
+        """α used at (0-based) iteration t."""
+        m = self.alpha_mode
+        if m == "linear":
+            return float(min(1.0, max(0.0, (t - self.alpha_delay) / self.alpha_ramp)))
+        if m == "zero":
+            return 0.0
+        if m == "one":
+            return 1.0
+        if m == "theory":
+            return self.alpha_theory
+        return self.alpha_theory if (self.t_last >= 0 and t == self.t_last + 1) else 0.0
+
+    def _features(self, X: np.ndarray) -> np.ndarray:
+        """φ for an (n, d) array → (n, p) float64 numpy."""
+        if self.features_kind == "identity":
+            return np.asarray(X, dtype=float)
+        G = self.mlp.features(self.theta_feat, X, self.feature_scale)
+        return self._nn.to_numpy(G).astype(np.float64, copy=False)
+
+    def _nn_predict(self, X: np.ndarray) -> np.ndarray:
+        """f(x; θ_sync,NN) for X (N, K, d) → (N, K); own θ^i when not aggregating."""
+        nn = self._nn
+        if self.aggregate or self.nn_mode == "official_shared":
+            f = self.mlp.forward(self.theta_sync, X.reshape(-1, X.shape[-1]))
+            return nn.to_numpy(f).reshape(X.shape[:2])
+        return nn.to_numpy(self.mlp.forward(self.params, X))
+
+    def agent_Vinv(self, i: int) -> np.ndarray:
+        """V_{t,i}⁻¹ = (λI + W_sync + W_new,i)⁻¹ (full mode) or its diagonal (diag mode)."""
+        if self.diag:
+            return 1.0 / (self.dsync + self.dnew[i])
+        return self.Vsync_inv if self.fresh[i] else self.Vinv[i]
+
+    @staticmethod
+    def _quad(Phi, M):
+        """φᵀ M φ for every row (M a matrix or the diagonal of one), clipped at 0."""
+        if M.ndim == 1:
+            q = (Phi * Phi) @ M
+        else:
+            q = np.einsum("kp,kp->k", Phi @ M, Phi)
+        return np.maximum(q, 0.0)
+
+    # ------------------------------------------------------------------------------ select
+    def _check_agents(self, agents):
+        agents = np.asarray(agents)
+        if len(agents) != self.N or np.any(agents != np.arange(self.N)):
+            raise ValueError("FN-UCB is synchronous: every agent must act every step "
+                             "(use an environment with schedule='sync')")
+
+    def select(self, t, agents, arms):
+        self._check_agents(agents)
+        N = self.N
+        X = np.stack([np.asarray(arms.for_agent(k), dtype=float) for k in range(N)])  # (N, K, d)
+        K, d = X.shape[1], X.shape[2]
+        Phi = self._features(X.reshape(-1, d)).reshape(N, K, self.p)
+        self._phi, self._X, self._t_sel = Phi, X, t
+        alpha = self.alpha_at(t)
+        self.alpha_trace[t] = alpha
+        sl = math.sqrt(self.lam)
+        scores = np.zeros((N, K))
+        if alpha < 1.0:
+            for i in range(N):
+                Vi = self.agent_Vinv(i)
+                b = self.B_sync + self.B_new[i]
+                theta = Vi * b if Vi.ndim == 1 else Vi @ b
+                mean = Phi[i] @ theta
+                if self.diag and self.diag_rescale_mean:
+                    lo, hi = mean.min(), mean.max()
+                    mean = (mean - lo) / (hi - lo) if hi > lo else np.zeros_like(mean)
+                ucb_a = mean + self.nu_a * sl * np.sqrt(self._quad(Phi[i], Vi))
+                scores[i] += (1.0 - alpha) * ucb_a
+        if alpha > 0.0:
+            f = self._nn_predict(X)
+            for i in range(N):
+                if self.variant == "less_comm":
+                    M = self.vnn if self.diag else self.Vnn
+                    w = np.sqrt(self._quad(Phi[i], M))
+                else:
+                    snaps = self.vloc_snap if self.diag else self.Vloc_snap
+                    w = np.mean([np.sqrt(self._quad(Phi[i], snaps[j])) for j in range(N)], axis=0)
+                scores[i] += alpha * (f[i] + self.nu_b * sl * w)
+        return np.array([argmax_ties(scores[i], self.rngs[i], self.tie_break) for i in range(N)])
+
+    # ------------------------------------------------------------------------------ update
+    def update(self, t, agents, arms, choices, rewards):
+        self._check_agents(agents)
+        if self._t_sel != t:
+            raise RuntimeError("FN-UCB.update called without select at the same step")
+        N = self.N
+        idx = np.arange(N)
+        phis = self._phi[idx, choices]  # (N, p)
+        xs = self._X[idx, choices]  # (N, d)
+        ys = np.asarray(rewards, dtype=float)
+        if self.uses_nn and not self.official_train_subset:
+            self._append_data(xs, ys)
+        if self.recent is not None:
+            for i in range(N):
+                self.recent[i].append(xs[i])
+                del self.recent[i][:-self.alpha_recent]
+        for i in range(N):
+            phi, y = phis[i], ys[i]
+            if self.criterion == "exact":
+                Vi = self.agent_Vinv(i)
+                self.ld_new[i] += math.log1p(float(self._quad(phi[None], Vi)[0]))
+            self.dnew[i] += phi * phi
+            if self.criterion == "diag":
+                self.ld_new[i] = float(np.sum(np.log1p(self.dnew[i] / self.dlast)))
+            self.B_new[i] += y * phi
+            if self.diag:
+                self.vloc[i] += phi * phi
+            else:
+                self.pending[i].append(phi)
+                if self.uses_nn:
+                    u = self.Vloc_inv[i] @ phi
+                    c = 1.0 + phi @ u
+                    uu = np.outer(u, u / c)
+                    self.Vloc_inv[i] -= uu
+                    if self.variant == "less_comm":
+                        self.Vnn_run -= uu / N
+        self.n_obs += 1
+        trig = (t - self.t_last) * self.ld_new
+        if np.any(trig > self.D):
+            self._round(t, xs, ys)
+        elif not self.diag:
+            for i in range(N):  # private V_{t,i}⁻¹ only for unsynchronised data
+                if self.fresh[i]:
+                    self.Vinv[i] = self.Vsync_inv.copy()
+                    self.fresh[i] = False
+                self._nn_sm(self.Vinv[i], phis[i])
+
+    @staticmethod
+    def _nn_sm(Ainv, phi):
+        u = Ainv @ phi
+        Ainv -= np.outer(u, u / (1.0 + phi @ u))
+
+    def _append_data(self, xs, ys):
+        import torch
+
+        n = self.n_train
+        self._X_buf[:, n] = torch.as_tensor(xs, dtype=self.mlp.dtype, device=self.mlp.device)
+        self._y_buf[:, n] = torch.as_tensor(ys, dtype=self.mlp.dtype, device=self.mlp.device)
+        self.n_train = n + 1
+
+    # ------------------------------------------------------------------------------ round
+    def _should_train(self, t):
+        if not self.uses_nn or t >= self.stop_train_after:
+            return False
+        if self.alpha_mode == "linear":
+            return self.alpha_at(t + 1) > 0.0
+        return True
+
+    def _train(self, t, xs, ys):
+        nn, cfg = self._nn, self.train_cfg
+        if self.official_train_subset:
+            self._append_data(xs, ys)
+        n = self.n_train
+        X, y = self._X_buf[:, :n], self._y_buf[:, :n]
+        if self.nn_mode == "official_shared":
+            for i in range(self.N):  # one network, trained on agent 1's data, then agent 2's, ...
+                nn.train_full_batch(self.mlp, self.params[i], X[i], y[i], cfg, theta0=self.theta0)
+            self.train_log.append((int(t), list(range(self.N))))
+            return
+        if self.nn_mode == "fedavg" and self.aggregate:
+            self.params.copy_(self.theta_sync.expand_as(self.params))
+        nn.train_full_batch(self.mlp, self.params, X, y, cfg, theta0=self.theta0)
+        if self.aggregate:
+            self.theta_sync = nn.average_params(self.params)
+        self.train_log.append((int(t), list(range(self.N))))
+
+    def _theory_alpha(self) -> float:
+        out = []
+        for i in range(self.N):
+            C = np.vstack([self.alpha_candidates] + ([np.asarray(self.recent[i])] if self.recent[i] else []))
+            Phi = self._features(C)
+            M = self.vloc[i] ** -1 if self.diag else self.Vloc_inv[i]
+            s = np.sqrt(self.lam * self._quad(Phi, M))
+            out.append(float(s.min() / s.max()) if s.max() > 0 else 0.0)
+        return float(min(out))
+
+    def _round(self, t, xs, ys):
+        N, p, led = self.N, self.p, self.ledger
+        mat = p if self.diag else p * p
+        trained = False
+        if self._should_train(t):
+            self._train(t, xs, ys)
+            trained = True
+        theory = self.alpha_mode.startswith("theory")
+        if theory:
+            self.alpha_theory = self._theory_alpha()
+            self.alpha_rounds.append(self.alpha_theory)
+        send_theta = trained and self.aggregate
+        # uploads
+        for i in range(N):
+            led.send(t, i, SERVER, "W_new", mat)
+            led.send(t, i, SERVER, "B_new", p)
+            if send_theta:
+                led.send(t, i, SERVER, "theta_nn", self.p0)
+            if theory:
+                led.send(t, i, SERVER, "alpha_local", 1)
+            if self.uses_nn:
+                led.send(t, i, SERVER, "V_local_inv", mat)
+        # server aggregation
+        self.B_sync += self.B_new.sum(axis=0)
+        self.dsync += self.dnew.sum(axis=0)
+        if self.diag:
+            if self.uses_nn:
+                inv = 1.0 / self.vloc
+                self.vnn = inv.mean(axis=0)
+                self.vloc_snap = inv
+        else:
+            for i in range(N):
+                for phi in self.pending[i]:
+                    self._nn_sm(self.Vsync_inv, phi)
+                self.pending[i].clear()
+            self.fresh[:] = True
+            if self.uses_nn:
+                if self.variant == "less_comm":
+                    self.Vnn = self.Vnn_run.copy()
+                else:
+                    self.Vloc_snap = self.Vloc_inv.copy()
+        # broadcast
+        led.broadcast(t, "W_sync", mat)
+        led.broadcast(t, "B_sync", p)
+        if send_theta:
+            led.broadcast(t, "theta_sync", self.p0)
+        if theory:
+            led.broadcast(t, "alpha", 1)
+        if self.uses_nn:
+            led.broadcast(t, "V_sync_nn_inv" if self.variant == "less_comm" else "V_local_invs",
+                          mat if self.variant == "less_comm" else N * mat)
+        # agents: V_last = λI + W_sync, t_last = t, W_new = B_new = 0
+        self.dlast = self.dsync.copy()
+        self.dnew[:] = 0.0
+        self.B_new[:] = 0.0
+        self.ld_new[:] = 0.0
+        self.t_last = t
+        self.round_times.append(int(t))
+
+    def info(self):
+        return {"n_rounds": len(self.round_times), "round_times": list(self.round_times),
+                "alpha": [float(a) for a in self.alpha_trace], "alpha_rounds": list(self.alpha_rounds),
+                "p0": int(self.p0), "p": int(self.p), "n_train_calls": len(self.train_log)}
+
+
+class FNUCBOnlyA(FNUCB):
+    """Ablation "only UCB_a" (Fig. 1c, red): α ≡ 0, the NN is never used."""
+
+    name = "FN-UCB [only UCB_a]"
+
+    def __init__(self, *args, **kw):
+        kw.setdefault("alpha_mode", "zero")
+        super().__init__(*args, **kw)
+
+
+class FNUCBOnlyB(FNUCB):
+    """Ablation "only UCB_b" (Fig. 1c, green): α ≡ 1 from the first iteration (spec §3.5, inferred)."""
+
+    name = "FN-UCB [only UCB_b]"
+
+    def __init__(self, *args, **kw):
+        kw.setdefault("alpha_mode", "one")
+        super().__init__(*args, **kw)
+
+
+class FNUCBNoAggregation(FNUCB):
+    """Ablation "no NN aggregation" (Fig. 1c, yellow): UCB_b uses the agent's own θ^i, trained
+    from its own previous parameters; no parameters are exchanged (spec §3.5)."""
+
+    name = "FN-UCB [no aggregation]"
+
+    def __init__(self, *args, **kw):
+        kw.setdefault("aggregate", False)
+        super().__init__(*args, **kw)

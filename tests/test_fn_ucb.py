@@ -1,0 +1,297 @@
+"""FN-UCB (Algorithms 1-2): rounds, synchronised matrices, reductions, nn modes, determinism."""
+import numpy as np
+import pytest
+import torch
+
+from bandits.algorithms import ALGORITHMS
+from bandits.algorithms.fn_ucb import FNUCB, FNUCBNoAggregation, FNUCBOnlyA, FNUCBOnlyB
+from bandits.algorithms.linear import NLinUCB
+from bandits.comm import CommLedger
+from bandits.envs.base import ContextualEnv
+from bandits.neural import TrainConfig, train_full_batch
+from bandits.sim import run_regret
+
+D_IN, K = 4, 3
+A_VEC = np.array([0.5, -0.3, 0.7, 0.2])
+
+
+def _sphere(rng, n, d=D_IN):
+    u = rng.standard_normal((n, d))
+    return u / np.linalg.norm(u, axis=1, keepdims=True)
+
+
+def _env(d=D_IN, K=K, sampler=None, f=None):
+    return ContextualEnv(sampler=sampler or (lambda r, n: _sphere(r, n, d)),
+                         f=f or (lambda X: np.cos(3 * X @ A_VEC[:d])), n_arms=K, dim=d, noise_std=0.01,
+                         schedule="sync")
+
+
+SMALL = dict(width=6, lam=0.5, device="cpu", alpha_ramp=5, alpha_delay=1, train_steps=3)
+
+
+def _policy(N, T, cls=FNUCB, seed=0, d=D_IN, **kw):
+    params = {**SMALL, **kw}
+    led = CommLedger(N, T)
+    return cls(N, T, d, np.random.SeedSequence(seed), led, **params), led
+
+
+def _run(pol, env, T, N, seed=1):
+    return run_regret(pol, env, T, N, np.random.default_rng(seed), np.random.default_rng(seed + 1))
+
+
+class Recorder:
+    """Records every chosen feature vector (after select, before update)."""
+
+    def __init__(self, pol):
+        self.pol, self.phis = pol, []
+        orig = pol.update
+
+        def update(t, agents, arms, choices, rewards):
+            self.phis.append(pol._phi[np.arange(pol.N), choices].copy())
+            orig(t, agents, arms, choices, rewards)
+        pol.update = update
+
+
+def test_registered():
+    assert ALGORITHMS["FN-UCB"] is FNUCB
+    assert ALGORITHMS["FN-UCB [only UCB_a]"] is FNUCBOnlyA
+    assert ALGORITHMS["FN-UCB [only UCB_b]"] is FNUCBOnlyB
+    assert ALGORITHMS["FN-UCB [no aggregation]"] is FNUCBNoAggregation
+
+
+def test_d0_gives_a_round_every_iteration():
+    N, T = 2, 12
+    pol, led = _policy(N, T, D=0.0)
+    _run(pol, _env(), T, N)
+    assert pol.info()["n_rounds"] == T and led.rounds() == T
+    assert pol.round_times == list(range(T))
+    for crit in ("exact",):
+        pol, led = _policy(N, T, D=0.0, criterion=crit)
+        _run(pol, _env(), T, N)
+        assert led.rounds() == T
+
+
+@pytest.mark.parametrize("features,criterion", [("identity", "exact"), ("identity", "diag"), ("ntk", "diag")])
+def test_after_round_every_agent_matrix_is_lambda_plus_all_points(features, criterion):
+    N, T, lam = 3, 40, 0.5
+    kw = dict(D=0.3, criterion=criterion, features=features)
+    if features == "identity":
+        kw["alpha_mode"] = "zero"
+    pol, _ = _policy(N, T, **kw)
+    rec = Recorder(pol)
+    checks = {"round": 0, "between": 0}
+    orig_round, orig_update = pol._round, pol.update
+
+    def all_points(upto):
+        P = np.concatenate(rec.phis[:upto]) if upto else np.zeros((0, pol.p))
+        return lam * np.eye(pol.p) + P.T @ P
+
+    def _round(t, xs, ys):
+        orig_round(t, xs, ys)
+        V = all_points(len(rec.phis))
+        for i in range(N):
+            np.testing.assert_allclose(np.linalg.inv(pol.agent_Vinv(i)), V, rtol=1e-7, atol=1e-7)
+        checks["round"] += 1
+    pol._round = _round
+
+    def update(t, agents, arms, choices, rewards):
+        orig_update(t, agents, arms, choices, rewards)
+        if pol.round_times and pol.round_times[-1] == t:
+            return
+        last = pol.round_times[-1] + 1 if pol.round_times else 0  # first step of the epoch
+        base = all_points(last)
+        for i in range(N):  # λI + W_sync + W_new,i: synchronised data plus the agent's own new data
+            own = np.array([rec.phis[s][i] for s in range(last, t + 1)])
+            np.testing.assert_allclose(np.linalg.inv(pol.agent_Vinv(i)), base + own.T @ own, rtol=1e-7, atol=1e-7)
+        checks["between"] += 1
+    pol.update = update
+    _run(pol, _env(), T, N)
+    assert checks["round"] >= 2 and checks["between"] >= 2, checks
+
+
+def test_trigger_threshold_reduces_rounds():
+    N, T = 2, 60
+    rounds = []
+    for D in (0.0, 0.5, 5.0):
+        pol, led = _policy(N, T, D=D, features="identity", alpha_mode="zero")
+        _run(pol, _env(), T, N)
+        rounds.append(led.rounds())
+    assert rounds[0] == T and rounds[0] > rounds[1] > rounds[2] >= 1
+
+
+def test_alpha_zero_identity_n1_equals_linucb():
+    T, lam, nu = 80, 0.7, 0.4
+    env = _env(d=5, K=6, f=lambda X: X @ np.array([0.3, -0.2, 0.5, 0.1, 0.4]))
+    fn, _ = _policy(1, T, features="identity", alpha_mode="zero", lam=lam, nu_a=nu, D=0.0, d=5, seed=3)
+    lin = NLinUCB(1, T, 5, np.random.SeedSequence(3), CommLedger(1, T), lam=lam, alpha=nu * np.sqrt(lam))
+    tr_fn, tr_lin = _run(fn, env, T, 1), _run(lin, env, T, 1)
+    np.testing.assert_array_equal(tr_fn.regret, tr_lin.regret)
+    np.testing.assert_allclose(fn.Vsync_inv, lin.agents[0].ridge.Ainv, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(fn.B_sync, lin.agents[0].ridge.b, rtol=1e-12)
+
+
+def test_official_shared_really_shares_storage_and_trains_in_order():
+    N, T = 3, 10
+    pol, _ = _policy(N, T, nn_mode="official_shared", D=0.0)
+    ptr = pol.shared.data_ptr()
+    assert all(p.data_ptr() == ptr for p in pol.params)
+    assert pol.theta_feat.data_ptr() == ptr and pol.theta_sync.data_ptr() == ptr
+    # replay one round by hand: agent 1's data, then agent 2's, then agent 3's
+    seen = {}
+    orig = pol._train
+
+    def _train(t, xs, ys):
+        if t == T - 2:
+            seen["before"] = pol.shared.clone()
+            seen["X"], seen["y"] = pol._X_buf[:, :pol.n_train].clone(), pol._y_buf[:, :pol.n_train].clone()
+        orig(t, xs, ys)
+        if t == T - 2:
+            seen["after"] = pol.shared.clone()
+    pol._train = _train
+    _run(pol, _env(), T, N)
+    assert all(order == [0, 1, 2] for _, order in pol.train_log)
+    cfg = TrainConfig(steps=SMALL["train_steps"], lr=0.01, lam=SMALL["lam"])
+    forward, backward = seen["before"].clone(), seen["before"].clone()
+    for i in range(N):
+        train_full_batch(pol.mlp, forward, seen["X"][i], seen["y"][i], cfg)
+        train_full_batch(pol.mlp, backward, seen["X"][N - 1 - i], seen["y"][N - 1 - i], cfg)
+    torch.testing.assert_close(seen["after"], forward, rtol=1e-12, atol=1e-12)
+    assert not torch.allclose(seen["after"], backward)
+    # the shared network moved away from θ0, and so did the "θ0" features
+    assert not torch.equal(pol.shared, pol.theta0)
+
+
+def test_fedavg_trains_from_theta_sync_and_averages():
+    N, T = 3, 8
+    pol, led = _policy(N, T, nn_mode="fedavg", D=0.0)
+    seen = {}
+    orig = pol._train
+
+    def _train(t, xs, ys):
+        if t == T - 2:
+            seen["sync"] = pol.theta_sync.clone()
+        orig(t, xs, ys)
+        if t == T - 2:
+            seen["X"], seen["y"] = pol._X_buf[:, :pol.n_train].clone(), pol._y_buf[:, :pol.n_train].clone()
+            seen["params"] = pol.params.clone()
+    pol._train = _train
+    _run(pol, _env(), T, N)
+    cfg = TrainConfig(steps=SMALL["train_steps"], lr=0.01, lam=SMALL["lam"])
+    for i in range(N):
+        th = seen["sync"].clone()
+        train_full_batch(pol.mlp, th, seen["X"][i], seen["y"][i], cfg)
+        torch.testing.assert_close(seen["params"][i], th, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(pol.theta_sync, pol.params.mean(0))
+    assert torch.equal(pol.theta_feat, pol.theta0)  # features fixed at θ0
+    assert pol.params.data_ptr() != pol.theta0.data_ptr()
+
+
+def test_no_aggregation_and_own_prev():
+    N, T = 2, 8
+    pol, led = _policy(N, T, cls=FNUCBNoAggregation, D=0.0)
+    _run(pol, _env(), T, N)
+    kinds = led.by_kind()
+    assert "theta_nn" not in kinds and "theta_sync" not in kinds
+    assert not torch.equal(pol.params[0], pol.params[1])
+    pol2, led2 = _policy(N, T, nn_mode="own_prev", D=0.0)
+    _run(pol2, _env(), T, N)
+    torch.testing.assert_close(pol2.theta_sync, pol2.params.mean(0))
+    assert led2.by_kind()["theta_nn"] == N * pol2.p0 * len(pol2.train_log)
+
+
+class OneHotFNUCB(FNUCB):
+    """FN-UCB whose features are the (axis-aligned) contexts themselves, padded to p0."""
+
+    def _features(self, X):
+        out = np.zeros((X.shape[0], self.p))
+        out[:, :X.shape[1]] = X
+        return out
+
+
+def _onehot_sampler(d):
+    def sampler(rng, n):
+        return np.eye(d)[rng.integers(0, d, n)] * rng.uniform(0.5, 1.5, (n, 1))
+    return sampler
+
+
+@pytest.mark.parametrize("variant", ["less_comm", "full"])
+@pytest.mark.parametrize("D", [0.0, 1.0])
+def test_diag_path_equals_full_path_on_axis_aligned_features(variant, D):
+    N, T, d = 2, 30, 5
+    env = _env(d=d, K=4, sampler=_onehot_sampler(d), f=lambda X: X @ np.array([0.1, 0.9, -0.2, 0.4, 0.3]))
+    out = []
+    for diag in (False, True):
+        pol, led = _policy(N, T, cls=OneHotFNUCB, d=d, diag=diag, diag_rescale_mean=False, variant=variant, D=D)
+        tr = _run(pol, env, T, N)
+        out.append((tr.regret, pol.round_times, pol.theta_sync.clone()))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    assert out[0][1] == out[1][1]
+    torch.testing.assert_close(out[0][2], out[1][2])
+
+
+@pytest.mark.parametrize("nn_mode", ["fedavg", "official_shared"])
+def test_same_seed_same_numbers(nn_mode):
+    N, T = 2, 15
+    res = []
+    for _ in range(2):
+        pol, led = _policy(N, T, nn_mode=nn_mode, D=0.2, seed=11)
+        tr = _run(pol, _env(), T, N, seed=4)
+        res.append((tr.regret, pol.theta_sync.clone(), led.rounds()))
+    np.testing.assert_array_equal(res[0][0], res[1][0])
+    assert torch.equal(res[0][1], res[1][1]) and res[0][2] == res[1][2]
+    pol, _ = _policy(N, T, nn_mode=nn_mode, D=0.2, seed=12)
+    assert not torch.equal(pol.theta0, _policy(N, T, seed=11)[0].theta0)
+
+
+def test_ledger_payload_sizes():
+    N, T = 2, 6
+    pol, led = _policy(N, T, D=0.0, alpha_delay=0)
+    _run(pol, _env(), T, N)
+    p, R = pol.p, T
+    kinds = led.by_kind()
+    assert kinds["W_new"] == N * R * p * p and kinds["B_new"] == N * R * p
+    assert kinds["V_local_inv"] == N * R * p * p
+    assert kinds["W_sync"] == N * R * p * p and kinds["V_sync_nn_inv"] == N * R * p * p
+    n_tr = len(pol.train_log)
+    assert kinds["theta_nn"] == N * n_tr * pol.p0 and kinds["theta_sync"] == N * n_tr * pol.p0
+    assert "alpha" not in kinds
+    pol, led = _policy(N, T, D=0.0, diag=True, variant="full")
+    _run(pol, _env(), T, N)
+    kinds = led.by_kind()
+    assert kinds["W_new"] == N * T * p and kinds["V_local_invs"] == N * T * N * p
+
+
+def test_alpha_modes_and_only_ucb_a():
+    N, T = 2, 12
+    pol, led = _policy(N, T, cls=FNUCBOnlyA, D=0.0)
+    _run(pol, _env(), T, N)
+    assert pol.train_log == [] and "theta_nn" not in led.by_kind() and not any(pol.alpha_trace)
+    pol, _ = _policy(N, T, cls=FNUCBOnlyB, D=0.0)
+    _run(pol, _env(), T, N)
+    assert all(a == 1.0 for a in pol.alpha_trace) and len(pol.train_log) == T
+    pol, _ = _policy(N, 2000)
+    assert [pol.alpha_at(t) for t in (0, 1, 3, 6, 100)] == [0.0, 0.0, 0.4, 1.0, 1.0]
+    cands = _sphere(np.random.default_rng(0), 50)
+    pol, led = _policy(N, T, alpha_mode="theory", alpha_candidates=cands, D=0.0)
+    _run(pol, _env(), T, N)
+    assert len(pol.alpha_rounds) == T and all(0 < a <= 1 for a in pol.alpha_rounds)
+    assert led.by_kind()["alpha"] == N * T
+    assert pol.alpha_trace[1] == pol.alpha_rounds[0]
+
+
+def test_validation_errors():
+    with pytest.raises(ValueError, match="nn_mode"):
+        _policy(2, 5, nn_mode="central")
+    with pytest.raises(ValueError, match="alpha_candidates"):
+        _policy(2, 5, alpha_mode="theory")
+    with pytest.raises(ValueError, match="D must be"):
+        _policy(2, 5, D=-1)
+    with pytest.raises(ValueError, match="variant"):
+        _policy(2, 5, variant="more_comm")
+    with pytest.raises(ValueError, match="identity"):
+        _policy(2, 5, features="identity")
+    pol, _ = _policy(2, 5)
+    env = ContextualEnv(sampler=lambda r, n: _sphere(r, n), f=lambda X: X[:, 0], n_arms=K, dim=D_IN,
+                        noise_std=0.0, schedule="uniform")
+    with pytest.raises(ValueError, match="synchronous"):
+        _run(pol, env, 5, 2)
