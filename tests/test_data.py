@@ -25,6 +25,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bandits import data as D
+from bandits.data import fetch as F
+from bandits.data import recipes as R
+from bandits.data import registry as RG
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -352,20 +355,70 @@ def test_unlzw_rejects_garbage():
         D.unlzw(b"\x1f\x9d\x90" + b"\xff\xff\xff")  # first code is not a literal
 
 
+def test_ncompress_decompresses_a_generated_z_file(local_http_server, tmp_path):
+    """A .Z fixture made with ncompress.compress: through unlzw and through a zip member."""
+    import ncompress
+
+    blob = SHUTTLE_TRN.encode() * 400
+    z = ncompress.compress(blob)
+    assert z[:2] == b"\x1f\x9d"
+    assert D.unlzw(z) == blob
+    assert D.unlzw(lzw_compress(blob)) == ncompress.decompress(lzw_compress(blob)) == blob
+    zbuf = io.BytesIO()
+    with zipfile.ZipFile(zbuf, "w") as zf:
+        zf.writestr("statlog/shuttle.trn.Z", z)
+    _serve(local_http_server, "/z/shuttle.zip", zbuf.getvalue())
+    reg = [D.DataFile("trn", "s/shuttle.trn", sha256(blob),
+                      D.Source("https://example.invalid/z/shuttle.zip", "zip"), "gen",
+                      member="shuttle.trn.Z", unlzw=True)]
+    res = D.download(tmp_path, base_url=local_http_server.url, registry=reg, log=None)
+    assert res[0].status == "downloaded", res[0].detail
+    assert (tmp_path / "s/shuttle.trn").read_bytes() == blob
+
+
 # --------------------------------------------------------------------------------------------------
 # Data directory, missing files, checksums
 # --------------------------------------------------------------------------------------------------
-def test_data_dir_unset(no_data_env):
+def test_data_dir_unset_is_the_user_cache(no_data_env, tmp_path, monkeypatch):
+    # the variable unset: the per-user cache folder (platformdirs), not an error, not created
+    cache = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    home = D.data_dir()
+    assert home == cache / "bandits" / "data" == D.default_data_dir()
+    assert not home.exists()
+    # HOME alone (no XDG variable): ~/.cache/bandits/data on Linux, through platformdirs
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    import platformdirs
+    assert D.data_dir() == Path(platformdirs.user_cache_dir("bandits")) / "data"
+    assert str(D.data_dir()).startswith(str(tmp_path / "user"))
+    # created on demand only
+    assert D.data_dir(create=True).is_dir()
+    # a loader still raises, naming the variable, the default home and the fix
     with pytest.raises(D.DataNotFoundError) as err:
-        D.data_dir()
-    assert "BANDITS_DATA_DIR" in str(err.value) and "make data" in str(err.value)
-    assert isinstance(err.value, FileNotFoundError)
-    with pytest.raises(D.DataNotFoundError):
         D.load_magic()
+    msg = str(err.value)
+    assert isinstance(err.value, FileNotFoundError)
+    for part in ("BANDITS_DATA_DIR", str(D.data_dir()), "make data", "python -m bandits.data ensure",
+                 D.get_file("magic").url):
+        assert part in msg, part
 
 
-def test_data_dir_not_a_directory(no_data_env, tmp_path):
+def test_data_dir_platformdirs_is_used(no_data_env, tmp_path, monkeypatch):
+    import platformdirs
+    monkeypatch.setattr(platformdirs, "user_cache_dir", lambda app: str(tmp_path / f"c-{app}"))
+    assert D.data_dir() == tmp_path / "c-bandits" / "data"
+
+
+def test_data_dir_variable(no_data_env, tmp_path):
+    # a folder that does not exist yet is the data home (ensure fills it); loaders name the variable
     no_data_env.setenv("BANDITS_DATA_DIR", str(tmp_path / "nowhere"))
+    assert D.data_dir() == tmp_path / "nowhere" and not (tmp_path / "nowhere").exists()
+    with pytest.raises(D.DataNotFoundError, match=f"BANDITS_DATA_DIR={tmp_path / 'nowhere'}"):
+        D.fetch_path("magic")
+    # a path that is a file is an error naming the variable
+    (tmp_path / "afile").write_text("x")
+    no_data_env.setenv("BANDITS_DATA_DIR", str(tmp_path / "afile"))
     with pytest.raises(D.DataNotFoundError, match="BANDITS_DATA_DIR"):
         D.data_dir()
 
@@ -427,8 +480,8 @@ def test_verification_is_cached_per_path_size_mtime(tmp_path, no_data_env, monke
     path.parent.mkdir()
     path.write_text(MUSHROOM_ROWS)
     calls = []
-    real = D.file_sha256
-    monkeypatch.setattr(D, "file_sha256", lambda p, *a, **k: calls.append(p) or real(p, *a, **k))
+    real = RG.file_sha256
+    monkeypatch.setattr(RG, "file_sha256", lambda p, *a, **k: calls.append(p) or real(p, *a, **k))
     D.clear_verification_cache()
     for _ in range(3):
         with pytest.raises(D.DataChecksumError):
@@ -610,6 +663,110 @@ def test_cli_module_entry_point(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------------
+# Data on demand: missing() and ensure()
+# --------------------------------------------------------------------------------------------------
+GEN_A = b"first generated file\n"
+GEN_B = b"second generated file\n" * 10
+
+
+def _gen_registry(srv) -> list:
+    """Two generated files served by ``srv`` (paths under /gen), with canonical https addresses."""
+    _serve(srv, "/gen/a.txt", GEN_A)
+    _serve(srv, "/gen/b.txt.gz", gzip.compress(GEN_B))
+    host = "https://data.example.org"
+    return [
+        D.DataFile("gen-a", "gen/a.txt", sha256(GEN_A), D.Source(f"{host}/gen/a.txt"), "gen"),
+        D.DataFile("gen-b", "gen/b.txt", sha256(GEN_B), D.Source(f"{host}/gen/b.txt.gz", "gzip"),
+                   "gen"),
+    ]
+
+
+def _fill(home: Path, reg) -> None:
+    for f, blob in zip(reg, (GEN_A, GEN_B)):
+        (home / f.path).parent.mkdir(parents=True, exist_ok=True)
+        (home / f.path).write_bytes(blob)
+
+
+def test_ensure_with_every_file_present_downloads_nothing(local_http_server, tmp_path, no_data_env):
+    srv = local_http_server
+    reg = _gen_registry(srv)
+    home = tmp_path / "home"
+    _fill(home, reg)
+    no_data_env.setenv("BANDITS_DATA_DIR", str(home))
+    assert D.missing(registry=reg) == [] and D.missing(["gen"], registry=reg) == []
+    lines: list[str] = []
+    assert D.ensure(registry=reg, base_url=srv.url, log=lines.append) == []
+    assert D.ensure(["gen-a"], root=home, registry=reg, base_url=srv.url, log=None) == []
+    assert srv.requests == []  # not a single request reached the server
+    assert "nothing to download" in lines[-1] and str(home) in lines[-1]
+
+
+def test_ensure_fetches_only_the_missing_or_invalid(local_http_server, tmp_path, no_data_env):
+    srv = local_http_server
+    reg = _gen_registry(srv)
+    home = tmp_path / "home"
+    _fill(home, reg)
+    (home / "gen/b.txt").write_bytes(b"truncated")  # wrong checksum
+    assert [f.name for f in D.missing(root=home, registry=reg)] == ["gen-b"]
+    res = D.ensure(root=home, registry=reg, base_url=srv.url, log=None)
+    assert [(r.name, r.status) for r in res] == [("gen-b", "downloaded")]
+    assert srv.requests == ["/gen/b.txt.gz"]
+    assert (home / "gen/b.txt").read_bytes() == GEN_B
+    assert D.missing(root=home, registry=reg) == []
+    _no_leftovers(home)
+
+
+def test_ensure_fills_the_default_data_home(local_http_server, no_data_env):
+    srv = local_http_server
+    reg = _gen_registry(srv)
+    home = D.data_dir()  # the (temporary) user cache: the variable is unset
+    assert not home.exists()
+    assert [f.name for f in D.missing(registry=reg)] == ["gen-a", "gen-b"]
+    res = D.ensure(registry=reg, base_url=srv.url, log=None)
+    assert [r.status for r in res] == ["downloaded", "downloaded"]
+    assert (home / "gen/a.txt").read_bytes() == GEN_A
+    assert D.missing(registry=reg) == []
+
+
+def test_ensure_without_network_names_files_addresses_home_and_variable(tmp_path, no_data_env):
+    home = tmp_path / "home"
+    reg = [D.DataFile("gen-a", "gen/a.txt", sha256(GEN_A),
+                      D.Source("https://data.example.org/gen/a.txt"), "gen")]
+    no_data_env.setenv("BANDITS_DATA_DIR", str(home))
+    # port 9 on 127.0.0.1 (discard): connection refused at once, as with no network
+    with pytest.raises(D.DataUnavailableError) as err:
+        D.ensure(registry=reg, base_url="http://127.0.0.1:9", timeout=5, log=None)
+    msg = str(err.value)
+    for part in ("gen/a.txt", "gen-a", "https://data.example.org/gen/a.txt",
+                 f"BANDITS_DATA_DIR={home}", "python -m bandits.data ensure"):
+        assert part in msg, part
+    assert isinstance(err.value, D.DataNotFoundError)
+    assert [f.name for f in err.value.files] == ["gen-a"] and err.value.root == home
+    assert not (home / "gen/a.txt").exists()
+
+
+def test_ensure_cli_without_network(tmp_path, no_data_env, capsys):
+    argv = ["ensure", "--only", "magic", "--dir", str(tmp_path), "--base-url", "http://127.0.0.1:9",
+            "--timeout", "5"]
+    assert D.main(argv) == 1
+    err = capsys.readouterr().err
+    magic = D.get_file("magic")
+    for part in (magic.path, magic.url, "BANDITS_DATA_DIR", str(tmp_path), "magic04.names"):
+        assert part in err, part
+    assert D.main(["ensure", "--only", "no-such-dataset", "--dir", str(tmp_path)]) == 2
+
+
+def test_ensure_cli_on_the_real_data_home_downloads_nothing(real_data_dir, local_http_server,
+                                                          capsys):
+    """The CI case: $BANDITS_DATA_DIR holds a verified copy; ensure contacts no server."""
+    if D.missing():
+        pytest.skip(f"the data home {real_data_dir} lacks some files")
+    assert D.main(["ensure", "--base-url", local_http_server.url]) == 0
+    assert local_http_server.requests == []
+    assert "nothing to download" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------------------------------
 # Recipe (a): k-means arms
 # --------------------------------------------------------------------------------------------------
 def _blobs(rng, k=4, per=30, d=3):
@@ -657,6 +814,88 @@ def test_cluster_arms_shapes_means_and_determinism():
     np.testing.assert_array_equal(raw.contexts, a.centers)
     with pytest.raises(ValueError):
         D.cluster_arms(X, y * 2, np.random.default_rng(0))
+
+
+def test_kmeans_is_sklearn_seeded_from_the_generator():
+    X, _ = _blobs(np.random.default_rng(4), k=5, per=40)
+    C, labels, inertia = D.kmeans(X, 5, np.random.default_rng(9), n_init=4, max_iter=50)
+    from sklearn.cluster import KMeans
+    seed = int(np.random.default_rng(9).integers(2**31 - 1))  # the documented seeding
+    ref = KMeans(5, n_init=4, max_iter=50, random_state=seed).fit(X)
+    np.testing.assert_allclose(C, ref.cluster_centers_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(labels, ref.labels_)
+    assert inertia == pytest.approx(ref.inertia_) and labels.dtype == np.int64
+    for bad in ({"n_init": 0}, {"max_iter": 0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            D.kmeans(X, 5, np.random.default_rng(0), **bad)
+    with pytest.raises(ValueError, match="rng"):
+        D.kmeans(X, 5, None)
+
+
+_ARMS_SCRIPT = """
+import hashlib, numpy as np
+from bandits import data as D
+rng = np.random.default_rng(3)
+X = rng.normal(size=(3000, 6)); y = (X[:, 0] > 0).astype(float)
+a = D.cluster_arms(X, y, np.random.default_rng(2024))
+h = hashlib.sha256()
+for v in (a.contexts, a.mean_rewards, a.assignment, a.centers):
+    h.update(np.ascontiguousarray(v).tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_cluster_arms_identical_for_a_fixed_seed_across_runs():
+    """Two runs in this process and one in a fresh process with 2 OpenMP threads: the same bytes."""
+    import hashlib
+
+    def digest():
+        rng = np.random.default_rng(3)
+        X = rng.normal(size=(3000, 6))
+        y = (X[:, 0] > 0).astype(float)
+        a = D.cluster_arms(X, y, np.random.default_rng(2024))
+        h = hashlib.sha256()
+        for v in (a.contexts, a.mean_rewards, a.assignment, a.centers):
+            h.update(np.ascontiguousarray(v).tobytes())
+        return h.hexdigest()
+
+    first = digest()
+    assert digest() == first
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2")
+    out = subprocess.run([sys.executable, "-c", _ARMS_SCRIPT], capture_output=True, text=True,
+                         cwd=REPO, env=env, check=True).stdout.strip()
+    assert out == first
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 25), st.integers(0, 25)), max_size=40))
+def test_largest_connected_component_agrees_with_networkx(pairs):
+    import networkx as nx
+
+    g = D.to_undirected_graph(pairs) if pairs else D.Graph(np.zeros((0, 2), np.int64), 0,
+                                                            np.zeros(0, np.int64))
+    lcc = D.largest_connected_component(g)
+    if g.n == 0:
+        assert lcc.n == 0
+        return
+    G = nx.Graph()
+    G.add_nodes_from(range(g.n))
+    G.add_edges_from(g.edges.tolist())
+    comps = list(nx.connected_components(G))
+    best = max(len(c) for c in comps)
+    expect = min((c for c in comps if len(c) == best), key=min)  # tie: the smallest node
+    assert lcc.n == len(expect)
+    assert lcc.node_ids.tolist() == g.node_ids[sorted(expect)].tolist()
+    H = nx.relabel_nodes(G.subgraph(expect), {v: i for i, v in enumerate(sorted(expect))})
+    assert {tuple(sorted(e)) for e in H.edges} == {tuple(e) for e in lcc.edges.tolist()}
+
+
+def test_one_hot_without_missing_level():
+    codes = np.array([[0, -1], [2, 1], [0, 1]])
+    np.testing.assert_array_equal(D.one_hot(codes, missing_as_level=False),
+                                  [[1, 0, 0], [0, 1, 1], [1, 0, 1]])
+    np.testing.assert_array_equal(D.one_hot(np.array([[-1], [-1]]), missing_as_level=False),
+                                  np.zeros((2, 0)))
 
 
 def test_zscore_and_one_hot():
@@ -715,8 +954,8 @@ def test_svd_features_match_numpy_svd():
     np.testing.assert_allclose(np.linalg.norm(uf, axis=1), 1.0)
     np.testing.assert_allclose(uf[:, -1], 1 / np.sqrt(2))
     U, _, Vt = np.linalg.svd(M.astype(float), full_matrices=False)
-    ref_u = D._ban_embed(U, 10)
-    ref_v = D._ban_embed(Vt.T, 10)
+    ref_u = R._ban_embed(U, 10)
+    ref_v = R._ban_embed(Vt.T, 10)
     signs = np.sign((uf[:, :9] * ref_u[:, :9]).sum(axis=0))
     np.testing.assert_allclose(uf[:, :9], ref_u[:, :9] * signs, atol=1e-10)
     np.testing.assert_allclose(itf[:, :9], ref_v[:, :9] * signs, atol=1e-10)
@@ -804,13 +1043,13 @@ def test_ban_decision_sets_same_user():
 
 @pytest.mark.parametrize("n,rows,k", [(25, 40, 19), (30, 1000, 19), (5000, 5000, 19)])
 def test_rows_without_replacement_branches(n, rows, k, monkeypatch):
-    monkeypatch.setattr(D, "_DENSE_DRAW_LIMIT", 20_000)  # (30, 1000): chunked; (5000, ...): iid
-    out = D._rows_without_replacement(np.random.default_rng(0), n, rows, k)
+    monkeypatch.setattr(R, "_DENSE_DRAW_LIMIT", 20_000)  # (30, 1000): chunked; (5000, ...): iid
+    out = R._rows_without_replacement(np.random.default_rng(0), n, rows, k)
     assert out.shape == (rows, k) and out.min() >= 0 and out.max() < n
     s = np.sort(out[:2000], axis=1)
     assert not (s[:, 1:] == s[:, :-1]).any()
     with pytest.raises(ValueError):
-        D._rows_without_replacement(np.random.default_rng(0), 3, 2, 4)
+        R._rows_without_replacement(np.random.default_rng(0), 3, 2, 4)
 
 
 # --------------------------------------------------------------------------------------------------
