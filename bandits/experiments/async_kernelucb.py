@@ -180,10 +180,36 @@ def run_fig2(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cac
     return Fig2Results(p, curves, runs, selected, tuning)
 
 
-def fig2_claims(res: Fig2Results) -> list[Claim]:
-    s = res.runs.groupby(["env", "method"])[["R_T", "C_T"]].mean()
+def _ratio_or_scaled(a, b, side, bound, label, level, method):
+    """``mean a / mean b side bound`` on the paired log-ratio when every value is > 0, else as the
+    paired difference ``a − bound·b side 0`` (same claim; a regret of exactly 0 has no log)."""
+    from ..claims import compare_paired, compare_ratio
+
+    if np.all(a > 0) and np.all(b > 0):
+        return compare_ratio(a, b, side, bound, label=label, level=level, method=method)
+    return compare_paired(a, b, side, 0.0, scale=bound, label=f"{label} (as the difference A − {bound:g}·B)",
+                          level=level, method=method)
+
+
+def fig2_claims(res: Fig2Results, level: float = 0.95, method: str = "percentile") -> list[Claim]:
+    """The §5.2 claims per environment, each a paired comparison over the shared runs (run r of
+    every method has the same environment, schedule and noise streams): mean paired differences of
+    R(T) (:func:`bandits.claims.compare_paired`), and ratios of means on the paired log-ratio for
+    communication and for "R(T) at most 1.2 × Approx's" (:func:`bandits.claims.compare_ratio`),
+    each with its ``level`` interval; several comparisons behind one claim combine by
+    :func:`bandits.claims.combine` (PASS only if all PASS). Thresholds are the original ones."""
+    from ..claims import combine, compare_paired, compare_ratio
+
+    runs = res.runs
+    s = runs.groupby(["env", "method"])[["R_T", "C_T"]].mean()
     claims = []
     ms = res.params["methods"]
+    how = f"paired over runs, {level:.0%} {method} interval"
+
+    def col(env, m, c):
+        r = runs[(runs.env == env) & (runs.method == m)].sort_values("rep")
+        return r[c].to_numpy(float)
+
     for env in res.params["envs"]:
         x = s.loc[env]
         kern = [m for m in ("Async-KernelUCB", "Approx-DisKernelUCB") if m in ms]
@@ -191,27 +217,41 @@ def fig2_claims(res: Fig2Results) -> list[Claim]:
         if kern and lin:
             worst_k = max(x.loc[m, "R_T"] for m in kern)
             best_l = min(x.loc[m, "R_T"] for m in lin)
-            claims.append(Claim(f"fig2-kernel-vs-linear-{env}",
-                                "[the kernel methods achieve lower] regret than their linear counterparts, while "
-                                "requiring relatively lower communication cost for joint kernel estimation (§5.2)",
-                                f"{env}: mean R(T) of Async-KernelUCB and Approx-DisKernelUCB below every linear/GLB "
-                                "method's (DisLinUCB, FedLinUCB, FedGLB-UCB)",
-                                f"R(T): worst kernel {fmt(worst_k)}, best linear {fmt(best_l)}", worst_k < best_l))
+            r = combine([compare_paired(col(env, k, "R_T"), col(env, l_, "R_T"), "<", 0.0, label=f"R(T) {k} − {l_}",
+                                        level=level, method=method) for k in kern for l_ in lin])
+            claims.append(Claim.from_result(
+                f"fig2-kernel-vs-linear-{env}",
+                "[the kernel methods achieve lower] regret than their linear counterparts, while "
+                "requiring relatively lower communication cost for joint kernel estimation (§5.2)",
+                f"{env}: R(T) of Async-KernelUCB and Approx-DisKernelUCB below every linear/GLB method's (DisLinUCB, "
+                f"FedLinUCB, FedGLB-UCB): every paired difference kernel − linear < 0 ({how})",
+                r, value=f"R(T): worst kernel {fmt(worst_k)}, best linear {fmt(best_l)}; deciding: {r.label}"))
         if {"Async-KernelUCB", "Approx-DisKernelUCB"} <= set(ms):
             a, b = x.loc["Async-KernelUCB"], x.loc["Approx-DisKernelUCB"]
-            ok = bool(a.C_T < b.C_T and a.R_T <= 1.2 * b.R_T)
-            claims.append(Claim(f"fig2-async-vs-approx-{env}",
-                                "Async-KernelUCB has much smaller communication than Approx-DisKernelUCB, with "
-                                "comparable or even better regret (§5.2)",
-                                f"{env}: C(T) of Async below Approx-DisKernelUCB's and R(T) at most 1.2 × Approx's",
-                                f"C: {fmt(a.C_T)} vs {fmt(b.C_T)}; R: {fmt(a.R_T)} vs {fmt(b.R_T)}", ok))
+            rc = compare_ratio(col(env, "Async-KernelUCB", "C_T"), col(env, "Approx-DisKernelUCB", "C_T"), "<", 1.0,
+                               label="C(T) Async / Approx", level=level, method=method)
+            rr = _ratio_or_scaled(col(env, "Async-KernelUCB", "R_T"), col(env, "Approx-DisKernelUCB", "R_T"), "<=",
+                                  1.2, "R(T) Async / Approx", level, method)
+            r = combine([rc, rr])
+            claims.append(Claim.from_result(
+                f"fig2-async-vs-approx-{env}",
+                "Async-KernelUCB has much smaller communication than Approx-DisKernelUCB, with "
+                "comparable or even better regret (§5.2)",
+                f"{env}: C(T) of Async below Approx-DisKernelUCB's (ratio of means < 1) and R(T) at most 1.2 × "
+                f"Approx's (ratio of means <= 1.2), on the paired log-ratio ({how})",
+                r, value=f"C: {fmt(a.C_T)} vs {fmt(b.C_T)}; R: {fmt(a.R_T)} vs {fmt(b.R_T)}; deciding: {r.label}"))
         if {"OneKernelUCB", "NKernelUCB", "Async-KernelUCB"} <= set(ms):
             o, n, a = x.loc["OneKernelUCB", "R_T"], x.loc["NKernelUCB", "R_T"], x.loc["Async-KernelUCB", "R_T"]
-            claims.append(Claim(f"fig2-extremes-{env}",
-                                "OneKernelUCB and NKernelUCB are the two extremes (§5.2; the regret ordering is "
-                                "implied, not stated)",
-                                f"{env}: R(T) OneKernelUCB <= Async-KernelUCB <= NKernelUCB",
-                                f"R: One {fmt(o)}, Async {fmt(a)}, N {fmt(n)}", bool(o <= a <= n)))
+            r = combine([
+                compare_paired(col(env, "OneKernelUCB", "R_T"), col(env, "Async-KernelUCB", "R_T"), "<=", 0.0,
+                               label="R(T) OneKernelUCB − Async", level=level, method=method),
+                compare_paired(col(env, "Async-KernelUCB", "R_T"), col(env, "NKernelUCB", "R_T"), "<=", 0.0,
+                               label="R(T) Async − NKernelUCB", level=level, method=method)])
+            claims.append(Claim.from_result(
+                f"fig2-extremes-{env}",
+                "OneKernelUCB and NKernelUCB are the two extremes (§5.2; the regret ordering is implied, not stated)",
+                f"{env}: R(T) OneKernelUCB <= Async-KernelUCB <= NKernelUCB: both paired differences <= 0 ({how})",
+                r, value=f"R: One {fmt(o)}, Async {fmt(a)}, N {fmt(n)}; deciding: {r.label}"))
     return claims
 
 
@@ -220,8 +260,12 @@ _COLORS = {"Async-KernelUCB": "#d62728", "Approx-DisKernelUCB": "#2ca02c", "OneK
            "NKernelUCB": "#7f7f7f", "FedGLB-UCB": "#9467bd", "DisLinUCB": "#1f77b4", "FedLinUCB": "#17becf"}
 
 
-def plot_fig2(res: Fig2Results):
-    from ..plotting import band_plot, setup_style
+def plot_fig2(res: Fig2Results, band: str = "se"):
+    """Regret (top) and communication (bottom, log) vs t: the mean over runs with a standard-error
+    band (``band``: see :func:`bandits.plotting.mean_band`) that never leaves the quantity's range
+    (R ≥ 0; C ≥ 1, the log axis' floor), and every run's final value as a point beside the curve's
+    end, so a stuck run shows as an outlier instead of a band below zero."""
+    from ..plotting import BAND_TEXT, band_plot, setup_style
 
     plt = setup_style()
     envs = res.params["envs"]
@@ -233,8 +277,10 @@ def plot_fig2(res: Fig2Results):
                 continue
             pr = c.pivot(index="rep", columns="t", values="regret")
             pc = c.pivot(index="rep", columns="t", values="comm")
-            band_plot(axes[0, j], pr.columns.values, pr.values, m, _COLORS.get(m))
-            band_plot(axes[1, j], pc.columns.values, np.maximum(pc.values, 1.0), m, _COLORS.get(m))
+            band_plot(axes[0, j], pr.columns.values, pr.values, m, _COLORS.get(m), band=band, bounds=(0, None),
+                      points=True)
+            band_plot(axes[1, j], pc.columns.values, np.maximum(pc.values, 1.0), m, _COLORS.get(m), band=band,
+                      bounds=(1.0, None), points=True)
         axes[0, j].set_title(ENV_TITLES[env], fontsize=9)
         axes[1, j].set_yscale("log")
         axes[1, j].set_xlabel("t")
@@ -243,7 +289,7 @@ def plot_fig2(res: Fig2Results):
     axes[0, -1].legend(fontsize=6.5)
     p = res.params
     fig.suptitle(f"Async-KernelUCB Figure 2 reproduced: T={p['T']}, N={p['N']}, {p['n_runs']} runs, "
-                 "mean ± 1 s.d.", fontsize=10)
+                 f"{BAND_TEXT[band]} (points: single runs at T)", fontsize=10)
     fig.tight_layout()
     return fig
 
