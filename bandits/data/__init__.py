@@ -83,96 +83,16 @@ Recipes (pure functions of arrays, an explicit ``numpy.random.Generator`` and pa
 
 from __future__ import annotations
 
-from .cli import main
-from .errors import DataChecksumError, DataError, DataNotFoundError, DataUnavailableError
-from .fetch import DownloadResult, download, ensure, unlzw
-from .loaders import (load_as733, load_as_skitter, load_ego_facebook, load_magic, load_movielens,
-                      load_mushroom, load_shuttle, load_twitch, load_yelp)
-from .parsers import (MUSHROOM_ATTRIBUTES, BanData, Graph, MushroomData, Ratings, TwitchData,
-                      largest_connected_component, parse_edge_list, parse_magic,
-                      parse_movielens_ratings, parse_mushroom, parse_shuttle, parse_snap_graph,
-                      parse_twitch, parse_yelp, to_undirected_graph)
-from .recipes import (BAN_THRESHOLDS, PAPER_THRESHOLDS, UCI_POSITIVE_CLASS, ClusterArms,
-                      DecisionSets, ban_decision_sets, ban_features, ban_rating_matrix,
-                      binarize_ratings, cluster_arms, kmeans, one_hot, svd_features, uci_binary_problem,
-                      uci_cluster_arms, zscore)
-from .registry import (BASE_URL_ENV_VAR, CITATIONS, DATASETS, ENV_VAR, LEGACY_ENV_VARS, REGISTRY,
-                       TWITCH_LANGUAGES, TWITCH_N_FEATURES, DataFile, Source, clear_verification_cache,
-                       data_dir, default_data_dir, fetch_path, file_sha256, get_file, missing,
-                       select_files, verify)
+# Each module lists its public names in ``__all__``; the package re-exports them all, so every
+# name stays importable from ``bandits.data``.
+from . import cli, errors, fetch, loaders, parsers, recipes, registry
+from .cli import *  # noqa: F401,F403
+from .errors import *  # noqa: F401,F403
+from .fetch import *  # noqa: F401,F403
+from .loaders import *  # noqa: F401,F403
+from .parsers import *  # noqa: F401,F403
+from .recipes import *  # noqa: F401,F403
+from .registry import *  # noqa: F401,F403
 
-__all__ = [
-    "ENV_VAR",
-    "LEGACY_ENV_VARS",
-    "BASE_URL_ENV_VAR",
-    "DataError",
-    "DataNotFoundError",
-    "DataChecksumError",
-    "DataUnavailableError",
-    "Source",
-    "DataFile",
-    "REGISTRY",
-    "DATASETS",
-    "CITATIONS",
-    "get_file",
-    "select_files",
-    "data_dir",
-    "default_data_dir",
-    "fetch_path",
-    "file_sha256",
-    "clear_verification_cache",
-    "verify",
-    "missing",
-    # parsers
-    "Graph",
-    "Ratings",
-    "MushroomData",
-    "BanData",
-    "TwitchData",
-    "MUSHROOM_ATTRIBUTES",
-    "parse_magic",
-    "parse_mushroom",
-    "parse_shuttle",
-    "parse_movielens_ratings",
-    "parse_yelp",
-    "parse_edge_list",
-    "to_undirected_graph",
-    "parse_snap_graph",
-    "parse_twitch",
-    "largest_connected_component",
-    "unlzw",
-    # loaders
-    "load_magic",
-    "load_mushroom",
-    "load_shuttle",
-    "load_movielens",
-    "load_yelp",
-    "load_ego_facebook",
-    "load_twitch",
-    "load_as733",
-    "load_as_skitter",
-    "TWITCH_LANGUAGES",
-    "TWITCH_N_FEATURES",
-    # recipes
-    "zscore",
-    "one_hot",
-    "kmeans",
-    "ClusterArms",
-    "cluster_arms",
-    "UCI_POSITIVE_CLASS",
-    "uci_binary_problem",
-    "uci_cluster_arms",
-    "PAPER_THRESHOLDS",
-    "BAN_THRESHOLDS",
-    "binarize_ratings",
-    "ban_rating_matrix",
-    "svd_features",
-    "ban_features",
-    "DecisionSets",
-    "ban_decision_sets",
-    # fetching
-    "DownloadResult",
-    "download",
-    "ensure",
-    "main",
-]
+__all__ = [*registry.__all__, *errors.__all__, *fetch.__all__, *parsers.__all__,
+           *loaders.__all__, *recipes.__all__, *cli.__all__]
