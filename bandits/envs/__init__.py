@@ -36,6 +36,10 @@ def make_env(spec: dict, env_seed: int = 0):
         from .coop import make_coop_env
 
         return make_coop_env(spec, env_seed)
+    if isinstance(spec, dict) and spec.get("kind") in ("fn_synthetic", "fn_classification"):  # FN-UCB (neural_bandits.py)
+        from .neural_bandits import make_fn_env
+
+        return make_fn_env(spec, env_seed)
     from .datasets import DATASET_ENVS, recommendation_env, uci_env
 
     if not isinstance(spec, dict) or "name" not in spec:
