@@ -338,3 +338,42 @@ def test_band_plot_draws_final_points():
     assert offsets.shape == (5, 2) and np.all(offsets[:, 0] > 20)
     np.testing.assert_allclose(np.sort(offsets[:, 1]), np.sort(runs[:, -1]))
     plt.close(fig)
+
+
+# ------------------------------------------------------------------------------ experiment claims on constructed runs
+def test_fig2_claims_on_constructed_runs():
+    import pandas as pd
+
+    from bandits.experiments import async_kernelucb as ex
+
+    rng = np.random.default_rng(0)
+    level = {"Async-KernelUCB": 100, "Approx-DisKernelUCB": 95, "OneKernelUCB": 60, "NKernelUCB": 200,
+             "FedGLB-UCB": 300, "DisLinUCB": 280, "FedLinUCB": 290}
+    comm = {"Async-KernelUCB": 1e4, "Approx-DisKernelUCB": 1e5, "OneKernelUCB": 1e6, "NKernelUCB": 0.0,
+            "FedGLB-UCB": 1e3, "DisLinUCB": 1e3, "FedLinUCB": 1e3}
+    rows = []
+    for rep in range(8):
+        shared = rng.normal(0, 20)  # the run's environment: common to every method
+        for m in ex.METHODS:
+            rows.append({"env": "f1", "method": m, "rep": rep, "R_T": level[m] + shared + rng.normal(0, 2),
+                         "C_T": comm[m] * (1 + 0.01 * rng.normal())})
+    p = ex.async_params("quick", envs=["f1"], device="cpu")
+    claims = ex.fig2_claims(ex.Fig2Results(p, None, pd.DataFrame(rows), None, None))
+    assert [c.verdict for c in claims] == ["PASS", "PASS", "PASS"]
+    assert all(c.interval is not None and c.level == 0.95 for c in claims)
+    # with two runs every comparison is INCONCLUSIVE (n < 3)
+    two = pd.DataFrame([r for r in rows if r["rep"] < 2])
+    assert {c.verdict for c in ex.fig2_claims(ex.Fig2Results(p, None, two, None, None))} == {"INCONCLUSIVE"}
+
+
+def test_wilson_interval_matches_scipy():
+    from scipy.stats import binomtest
+
+    from bandits.experiments.cope_kb import wilson_interval
+
+    k, n = np.array([0, 3, 50, 100]), np.full(4, 100)
+    lo, hi = wilson_interval(k, n)
+    for i in range(4):
+        ci = binomtest(int(k[i]), 100).proportion_ci(method="wilson")
+        assert lo[i] == pytest.approx(ci.low, abs=1e-12) and hi[i] == pytest.approx(ci.high, abs=1e-12)
+    assert lo.min() >= 0 and hi.max() <= 1

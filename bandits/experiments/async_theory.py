@@ -806,10 +806,10 @@ def plot_c1(res: TheoryResults):
     for j, q in enumerate(sorted(cur.q.unique())):
         c = cur[(cur.q == q) & (cur.D == D0)]
         pv = c.pivot(index="rep", columns="t", values="dict_size")
-        band_plot(a1, pv.columns.values, pv.values, f"q={fmt(q)}", _QCOL[j % len(_QCOL)])
+        band_plot(a1, pv.columns.values, pv.values, f"q={fmt(q)}", _QCOL[j % len(_QCOL)], bounds=(0, None))
     a1.set_xlabel("t")
     a1.set_ylabel("|S_k|")
-    a1.set_title(f"C1: dictionary growth (D={fmt(D0)})")
+    a1.set_title(f"C1: dictionary growth (D={fmt(D0)}), mean ± 1 s.e.")
     a1.legend()
     fig.tight_layout()
     return fig

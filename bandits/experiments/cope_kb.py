@@ -485,6 +485,21 @@ _STYLE = {"CoKernelFC": ("#d62728", "-"), "CoKernel-IndAlloc": ("#ff7f0e", "--")
           "CoKernelFB [reuse rounds, R within]": ("#d62728", ":")}
 
 
+def wilson_interval(k, n, level: float = 0.95):
+    r"""Wilson score interval of a binomial proportion k/n (arrays), always inside [0, 1] (the
+    Wald interval p ± z√(p(1−p)/n) leaves it for small error rates); the same numbers as
+    ``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")``, vectorised over the grid:
+    :math:`\frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n}`."""
+    from scipy.stats import norm
+
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    z = float(norm.ppf(0.5 + level / 2))
+    ph = k / n
+    c = (ph + z * z / (2 * n)) / (1 + z * z / n)
+    h = z * np.sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return np.clip(c - h, 0.0, 1.0), np.clip(c + h, 0.0, 1.0)
+
+
 def plot_fig2(fc, p, constants=None):
     from ..plotting import setup_style
 
@@ -499,7 +514,9 @@ def plot_fig2(fc, p, constants=None):
             if not len(x):
                 continue
             c, ls = _STYLE.get(m, (None, "-"))
-            ax.errorbar(x.delta_min, x["mean"], yerr=x.ci95, label=m, color=c, ls=ls, marker="o", ms=3, capsize=2)
+            lo = np.minimum(x.ci95.to_numpy(), 0.999 * x["mean"].to_numpy())  # S > 0 on the log axis
+            ax.errorbar(x.delta_min, x["mean"], yerr=[lo, x.ci95.to_numpy()], label=m, color=c, ls=ls, marker="o",
+                        ms=3, capsize=2)
         ax.set_yscale("log")
         ax.set_xlabel("reward gap Δ_min")
         ax.set_title(CASE_TITLES.get(rank, f"rank(K_Z) = {rank}"), fontsize=9)
@@ -521,12 +538,13 @@ def plot_fig3(fb, p):
         for m in p["fb_methods"]:
             x = e[(e["rank"] == rank) & (e.method == m)].sort_values("T")
             c, ls = _STYLE.get(m, (None, "-"))
-            half = 1.96 * np.sqrt(x["mean"] * (1 - x["mean"]) / x["count"])
-            ax.errorbar(x["T"], x["mean"], yerr=half, label=m, color=c, ls=ls, marker="o", ms=3, capsize=2)
+            lo, hi = wilson_interval(x["mean"].to_numpy() * x["count"].to_numpy(), x["count"].to_numpy())
+            ax.errorbar(x["T"], x["mean"], yerr=[x["mean"] - lo, hi - x["mean"]], label=m, color=c, ls=ls, marker="o",
+                        ms=3, capsize=2)
         ax.set_xscale("log")
         ax.set_xlabel("budget T per agent")
         ax.set_title(CASE_TITLES.get(rank, f"rank(K_Z) = {rank}"), fontsize=9)
-    axes[0, 0].set_ylabel("error probability (any agent wrong)")
+    axes[0, 0].set_ylabel("error probability (any agent wrong),\n95% Wilson interval")
     axes[0, -1].legend(fontsize=7)
     fig.suptitle(f"CoPE-KB Figure 3 reproduced (fixed budget, Δ_min = {p['fb_delta_min']}, "
                  f"{p['fb_runs']} runs)", fontsize=10)
