@@ -1,13 +1,23 @@
-"""Benchmarks (``make bench``): per-round cost of kernel UCB as t grows, and DUETS Figure 1.
+"""Benchmarks (``make bench``): per-step cost of kernel UCB as t grows, CPU and GPU side by side.
 
 * exact KernelUCB on a finite candidate set (:class:`CandidatePosterior`, O(t·M) per round);
-* exact KernelUCB on fresh contexts (:class:`ExactGP`, Cholesky append, O(t²) per round);
+* exact KernelUCB on fresh contexts (:class:`ExactGP`, Cholesky append, O(t²) per round), a whole
+  loop to T = 1000;
+* **OneKernelUCB's step at t = 10⁴ with K = 20 fresh arms** (:func:`bench_one_kernel_ucb_step`):
+  the factor of t points is built directly at t ∈ {1250, 2500, 5000, 10000}, then a few UCB steps
+  (posterior of the 20 arms, argmax, append) are timed; the fitted exponent is the log–log slope
+  and the whole-run estimate sums the fitted power law over t = 1..T. On the CPU (numpy, one BLAS
+  thread) and, when torch sees a GPU, with ``device="cuda"`` (:class:`TorchExactGP`); the GPU
+  column is "n/a" otherwise. Before the blocked level-3 path (``ExactGP``) a T = 10⁴ run took
+  about 17 minutes on the 2-core reference machine (README);
 * Nyström KernelUCB (ApproxDisKernelUCB with one agent: Sherman–Morrison between dictionary
   rebuilds, O(M·m) per round);
-* one run of each Figure-1 algorithm at the paper's size (N = 10, T = 50, M = 2000).
+* one run of each Figure-1 algorithm at the paper's size (N = 10, T = 50, M = 2000);
+* the coming papers' entries (:data:`EXTRA_BENCHMARKS`: Coop-KernelUCB ms per agent-round, FN-UCB
+  ms per iteration), filled by :func:`register_benchmark` from their modules.
 
-The fitted exponent is the log–log slope of the per-round time against t. Results are printed and
-written to ``results/bench/bench.json``. Timings are wall-clock on this machine, one BLAS thread.
+Results are printed as a table (CPU | GPU) and written to ``results/bench/bench.json``. Timings
+are wall-clock on this machine.
 """
 from __future__ import annotations
 
@@ -63,6 +73,89 @@ def bench_exact_contextual(T=1000, K=20, d=20, seed=0):
     return _per_round(step, T, {125, 250, 500, 1000})
 
 
+def _exact_gp_at(t, K, d, lam, device, rng):
+    """An exact GP (``device="cpu"``: :class:`ExactGP`, else :class:`TorchExactGP`) holding t
+    random points, its factor computed in one Cholesky (what t appends would give, to round-off)."""
+    from .estimators import ExactGP, TorchExactGP
+    from .kernels import RBF
+
+    k = RBF.from_gamma(1.0)
+    X = rng.normal(size=(t, d)) / np.sqrt(d)
+    y = rng.normal(size=t)
+    gp = ExactGP(k, lam, d, capacity=t + 16) if device == "cpu" else \
+        TorchExactGP(k, lam, d, capacity=t + 16, device=device)
+    Kx = k(X)
+    Kx[np.diag_indices(t)] += lam
+    if device == "cpu":
+        gp._L[:t, :t] = np.linalg.cholesky(Kx)
+    else:
+        import torch
+
+        gp._Lt[:t, :t] = torch.linalg.cholesky(torch.as_tensor(Kx, dtype=torch.float64, device=gp._dev))
+    del Kx
+    gp._X[:t], gp._y[:t], gp._n = X, y, t
+    gp._alpha[:t] = gp._solve_vec(y)  # α = L⁻¹ y
+    if device != "cpu":
+        import torch
+
+        gp._alpha_t[:t] = torch.as_tensor(gp._alpha[:t], dtype=torch.float64, device=gp._dev)
+    return gp, k
+
+
+def bench_one_kernel_ucb_step(ts=(1250, 2500, 5000, 10000), K=20, d=20, steps=5, device="cpu", T=10000, seed=0):
+    """Seconds per OneKernelUCB step (posterior of K fresh arms, UCB argmax, append) at each t.
+
+    Returns ``{"per_step_s": {t: s}, "exponent": slope, "run_estimate_s": Σ_{t≤T} c·t^slope}``."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for t in ts:
+        gp, _ = _exact_gp_at(t, K, d, 1.0, device, rng)
+        times = []
+        for s in range(steps + 1):
+            A = rng.normal(size=(K, d)) / np.sqrt(d)
+            t0 = time.perf_counter()
+            mu, var = gp.predict(A)
+            i = int(np.argmax(mu + np.sqrt(var)))
+            gp.add(A[i], rng.normal())
+            if device == "cuda":
+                import torch
+
+                torch.cuda.synchronize()
+            times.append(time.perf_counter() - t0)
+        out[t] = float(np.median(times[1:]))  # the first step warms caches / kernels
+        del gp
+    slope = loglog_slope(list(out), list(out.values()))
+    t_max = max(out)
+    c = out[t_max] / t_max**slope
+    run = float(c * np.sum(np.arange(1, T + 1, dtype=float) ** slope))
+    return {"per_step_s": out, "exponent": slope, "run_estimate_s": run}
+
+
+# Coming papers' entries: name -> {"fn": callable(device) -> seconds per unit, or None until the
+# owning module provides it, "unit": str, "owner": str}. Register with register_benchmark.
+EXTRA_BENCHMARKS: dict[str, dict] = {
+    "coop_kernel_ucb": {"fn": None, "unit": "ms per agent-round", "owner": "Coop-KernelUCB (V = 200)"},
+    "fn_ucb": {"fn": None, "unit": "ms per iteration", "owner": "FN-UCB (T = 5000)"},
+}
+
+
+def register_benchmark(name: str, fn, unit: str, owner: str = "") -> None:
+    """Add or fill an entry of :data:`EXTRA_BENCHMARKS`: ``fn(device)`` with ``device`` "cpu" or
+    "cuda" returns the cost in ``unit`` (milliseconds per agent-round, per iteration, ...)."""
+    if not callable(fn):
+        raise ValueError(f"register_benchmark: fn must be callable, got {fn!r}")
+    EXTRA_BENCHMARKS[name] = {"fn": fn, "unit": unit, "owner": owner or name}
+
+
+def _gpu_available() -> bool:
+    try:
+        import torch
+
+        return bool(torch.cuda.is_available())
+    except ImportError:  # pragma: no cover
+        return False
+
+
 def bench_nystrom(T=2000, M=2000, seed=0):
     env = make_env({"name": "h1", "M": M}, 0)
     led = CommLedger(1, T)
@@ -95,30 +188,63 @@ def bench_fig1(M=2000):
     return rows
 
 
+def _fmt_ms(v):
+    return "n/a" if v is None else f"{1e3 * v:.2f} ms"
+
+
 def main():
     from threadpoolctl import threadpool_limits
 
-    out = {}
+    gpu = _gpu_available()
+    out = {"gpu": gpu}
     with threadpool_limits(1):
         ex = bench_exact_candidates()
         out["exact_candidates_M2000"] = {"per_round_s": ex, "exponent": loglog_slope(list(ex), list(ex.values()))}
         cx = bench_exact_contextual()
         out["exact_contextual_K20"] = {"per_round_s": cx, "exponent": loglog_slope(list(cx), list(cx.values()))}
+        out["one_kernel_ucb_step_K20"] = {"cpu": bench_one_kernel_ucb_step(device="cpu"),
+                                          "gpu": bench_one_kernel_ucb_step(device="cuda") if gpu else None}
         ny, sizes = bench_nystrom()
         out["nystrom_M2000"] = {"per_round_s": ny, "exponent": loglog_slope(list(ny), list(ny.values())),
                                 "dictionary_sizes": sizes}
         out["fig1_one_run_s"] = bench_fig1()
+        extra = {}
+        for name, e in EXTRA_BENCHMARKS.items():
+            if e["fn"] is None:
+                extra[name] = {"unit": e["unit"], "cpu": None, "gpu": None, "status": "pending: not yet in the package"}
+                continue
+            extra[name] = {"unit": e["unit"], "cpu": float(e["fn"]("cpu")),
+                           "gpu": float(e["fn"]("cuda")) if gpu else None, "status": "measured"}
+        out["extra"] = extra
     for k in ("exact_candidates_M2000", "exact_contextual_K20", "nystrom_M2000"):
         v = out[k]
         pts = ", ".join(f"t={t}: {1e3 * s:.2f} ms" for t, s in v["per_round_s"].items())
         print(f"{k:24s} exponent {v['exponent']:.2f} | {pts}")
-    print("Nyström dictionary sizes at syncs:", out["nystrom_M2000"]["dictionary_sizes"][-5:])
+    one = out["one_kernel_ucb_step_K20"]
+    print("\nOneKernelUCB step, K = 20 fresh arms, d = 20 (posterior + argmax + append):")
+    print(f"  {'':22s} {'CPU (numpy, 1 thread)':>24s} {'GPU (torch, cuda)':>20s}")
+    for t in one["cpu"]["per_step_s"]:
+        g = one["gpu"]["per_step_s"].get(t) if one["gpu"] else None
+        print(f"  {'t = ' + str(t):22s} {_fmt_ms(one['cpu']['per_step_s'][t]):>24s} {_fmt_ms(g):>20s}")
+    ge = f"{one['gpu']['exponent']:.2f}" if one["gpu"] else "n/a"
+    print(f"  {'fitted exponent':22s} {one['cpu']['exponent']:>24.2f} {ge:>20s}")
+    gr = f"{one['gpu']['run_estimate_s'] / 60:.1f} min" if one["gpu"] else "n/a"
+    print(f"  {'T = 10^4 run (fit)':22s} {one['cpu']['run_estimate_s'] / 60:>20.1f} min {gr:>20s}"
+          "   (before the level-3 path: about 17 min on the 2-core reference machine)")
+    print("\nNyström dictionary sizes at syncs:", out["nystrom_M2000"]["dictionary_sizes"][-5:])
     print("one Figure-1 run (N=10, T=50, M=2000):")
     for k, s in out["fig1_one_run_s"].items():
         print(f"  {k:28s} {s:.2f} s")
+    print("\ncoming papers:")
+    for name, e in out["extra"].items():
+        if e["cpu"] is None:
+            print(f"  {name:22s} {e['unit']:20s} {e['status']}")
+        else:
+            g = "n/a" if e["gpu"] is None else f"{e['gpu']:.3g}"
+            print(f"  {name:22s} {e['unit']:20s} CPU {e['cpu']:.3g} | GPU {g}")
     path = repo_root() / "results" / "bench"
     path.mkdir(parents=True, exist_ok=True)
-    (path / "bench.json").write_text(json.dumps(out, indent=2))
+    (path / "bench.json").write_text(json.dumps(out, indent=2, default=str))
     print("written", path / "bench.json")
 
 

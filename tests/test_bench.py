@@ -1,0 +1,38 @@
+"""bandits.bench at toy sizes: structure and the registry of coming papers' entries (no timing checks)."""
+import pytest
+
+from bandits import bench
+
+
+def test_one_kernel_ucb_step_bench_structure():
+    r = bench.bench_one_kernel_ucb_step(ts=(30, 60), K=5, d=3, steps=2, T=100)
+    assert set(r) == {"per_step_s", "exponent", "run_estimate_s"}
+    assert list(r["per_step_s"]) == [30, 60] and all(v > 0 for v in r["per_step_s"].values())
+    assert r["run_estimate_s"] > 0
+
+
+def test_exact_gp_built_directly_equals_appends():
+    import numpy as np
+
+    from bandits.estimators import ExactGP
+
+    gp, k = bench._exact_gp_at(25, 4, 3, 1.0, "cpu", np.random.default_rng(0))
+    ref = ExactGP(k, 1.0, 3)
+    ref.add(gp.X, gp.y)
+    np.testing.assert_allclose(gp.L, ref.L, atol=1e-10)
+    Xq = np.random.default_rng(1).normal(size=(4, 3))
+    for a, b in zip(gp.predict(Xq), ref.predict(Xq)):
+        np.testing.assert_allclose(a, b, atol=1e-10)
+
+
+def test_register_benchmark():
+    assert {"coop_kernel_ucb", "fn_ucb"} <= set(bench.EXTRA_BENCHMARKS)
+    with pytest.raises(ValueError, match="fn must be callable"):
+        bench.register_benchmark("x", None, "ms")
+    old = dict(bench.EXTRA_BENCHMARKS)
+    try:
+        bench.register_benchmark("fn_ucb", lambda device: 1.0, "ms per iteration", "FN-UCB")
+        assert bench.EXTRA_BENCHMARKS["fn_ucb"]["fn"]("cpu") == 1.0
+    finally:
+        bench.EXTRA_BENCHMARKS.clear()
+        bench.EXTRA_BENCHMARKS.update(old)
