@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from .errors import DataError, DataUnavailableError
+from .errors import DataError
 from .fetch import download, ensure
 from .registry import BASE_URL_ENV_VAR, ENV_VAR, REGISTRY, data_dir, default_data_dir, verify
 
@@ -72,11 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             ensure(args.only, root=args.dir, base_url=args.base_url,
                    include_optional=args.include_optional, timeout=args.timeout)
-        except DataUnavailableError as exc:
+        except DataError as exc:  # DataUnavailableError, or a data home that cannot be created
             print(f"error: {exc}", file=sys.stderr)
             return 1
-        except (DataError, KeyError) as exc:
-            print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
+        except KeyError as exc:
+            print(f"error: {exc.args[0]}", file=sys.stderr)
             return 2
         return 0
     if args.command == "verify":
