@@ -57,7 +57,9 @@ Options (spec §2.10; defaults in brackets)
   parametrisation, feature scaling and training loss (:mod:`bandits.neural`). Defaults are the
   official code's because the paper's published hyperparameters (λ = ν = 0.1 synthetic;
   λ = 10, ν_TKN = 0.1, ν_TK = 0.01 real) were tuned for it (spec §2.10, §7.4); ``init="ntk"``,
-  ``feature_scale="sqrt_m"``, ``objective="paper"`` give App. B / Eq. (1).
+  ``feature_scale="sqrt_m"``, ``objective="paper"`` give App. B / Eq. (1). ``mirror`` (default: on
+  with ``init="ntk"``) feeds the network ``[x, x]/√2`` (Assumption 1's mirrored inputs, so that
+  ``f(x; θ0) = 0``); the contexts themselves are unchanged.
 * Training (App. E): ``train_steps`` 30 full-batch steps of lr 0.01 at every round while
   ``t < stop_train_after`` (2000, 0-based as the code); skipped when the NN is never used
   (``alpha_mode="zero"``) and, in the linear mode, while ``α_{t+1} = 0`` (the code's condition).
@@ -128,7 +130,7 @@ class FNUCB(Policy):
                  alpha_mode="linear", alpha_ramp=700, alpha_delay=3, alpha_candidates=None,
                  alpha_recent=200, nn_mode="fedavg", aggregate=True, train_steps=30, lr=0.01,
                  objective="official", stop_train_after=2000, official_train_subset=False,
-                 device="auto", tie_break="random"):
+                 mirror=None, device="auto", tie_break="random"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
         _choice("nn_mode", nn_mode, NN_MODES)
         _choice("alpha_mode", alpha_mode, ALPHA_MODES)
@@ -164,6 +166,10 @@ class FNUCB(Policy):
         self.stop_train_after, self.official_train_subset = int(stop_train_after), bool(official_train_subset)
         self.features_kind, self.tie_break = features, tie_break
         self.uses_nn = alpha_mode != "zero"
+        self.mirror = (init == "ntk") if mirror is None else bool(mirror)
+        if self.mirror and features != "ntk":
+            raise ValueError("mirror=True applies to the network's inputs (features='ntk')")
+        d_in = 2 * int(dim) if self.mirror else int(dim)
         N, T = self.N, self.T
         children = seed.spawn(N + 1)
         self.rngs = [np.random.default_rng(s) for s in children[:N]]
@@ -173,7 +179,7 @@ class FNUCB(Policy):
         if features == "ntk":
             nn = importlib.import_module("bandits.neural")
             self._nn = nn
-            self.mlp = nn.MLP(dim, width, depth, init, device=device)
+            self.mlp = nn.MLP(d_in, width, depth, init, device=device)
             self.feature_scale = feature_scale
             if feature_scale not in nn.FEATURE_SCALES:
                 raise ValueError(f"feature_scale must be one of {nn.FEATURE_SCALES}, got {feature_scale!r}")
@@ -194,7 +200,7 @@ class FNUCB(Policy):
             if self.uses_nn:
                 import torch
 
-                self._X_buf = torch.zeros((N, T, dim), dtype=self.mlp.dtype, device=self.mlp.device)
+                self._X_buf = torch.zeros((N, T, d_in), dtype=self.mlp.dtype, device=self.mlp.device)
                 self._y_buf = torch.zeros((N, T), dtype=self.mlp.dtype, device=self.mlp.device)
         else:
             self.feature_scale = None
@@ -251,8 +257,12 @@ class FNUCB(Policy):
             return self.alpha_theory
         return self.alpha_theory if (self.t_last >= 0 and t == self.t_last + 1) else 0.0
 
+    def _inputs(self, X: np.ndarray) -> np.ndarray:
+        """The network's inputs: the contexts, mirrored ``[x, x]/√2`` when ``mirror`` (App. B)."""
+        return self._nn.mirror_inputs(X) if self.mirror else X
+
     def _features(self, X: np.ndarray) -> np.ndarray:
-        """φ for an (n, d) array → (n, p) float64 numpy."""
+        """φ for an (n, d) array of network inputs → (n, p) float64 numpy."""
         if self.features_kind == "identity":
             return np.asarray(X, dtype=float)
         G = self.mlp.features(self.theta_feat, X, self.feature_scale)
@@ -292,6 +302,8 @@ class FNUCB(Policy):
         self._check_agents(agents)
         N = self.N
         X = np.stack([np.asarray(arms.for_agent(k), dtype=float) for k in range(N)])  # (N, K, d)
+        if self.mirror:
+            X = self._inputs(X)
         K, d = X.shape[1], X.shape[2]
         Phi = self._features(X.reshape(-1, d)).reshape(N, K, self.p)
         self._phi, self._X, self._t_sel = Phi, X, t
@@ -411,7 +423,7 @@ class FNUCB(Policy):
     def _theory_alpha(self) -> float:
         out = []
         for i in range(self.N):
-            C = np.vstack([self.alpha_candidates] + ([np.asarray(self.recent[i])] if self.recent[i] else []))
+            C = np.vstack([self._inputs(self.alpha_candidates)] + ([np.asarray(self.recent[i])] if self.recent[i] else []))
             Phi = self._features(C)
             M = self.vloc[i] ** -1 if self.diag else self.Vloc_inv[i]
             s = np.sqrt(self.lam * self._quad(Phi, M))
