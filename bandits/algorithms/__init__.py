@@ -10,6 +10,8 @@ from .duets import DUETS
 from .fn_ucb import FNUCB, FNUCBNoAggregation, FNUCBOnlyA, FNUCBOnlyB
 from .kernel_ucb import KernelUCBAgent, NKernelUCB, OneKernelUCB
 from .linear import DisLinUCB, FedGLBUCB, FedLinUCB, NLinUCB
+from .neural_baselines import (KernelTS, KernelUCBFN, LinearTS, LinearUCB, NeuralTS, NeuralTSDiag, NeuralUCB,
+                               NeuralUCBDiag)
 
 ALGORITHMS = {
     "DUETS": DUETS,
@@ -26,6 +28,14 @@ ALGORITHMS = {
     "FN-UCB [only UCB_a]": FNUCBOnlyA,
     "FN-UCB [only UCB_b]": FNUCBOnlyB,
     "FN-UCB [no aggregation]": FNUCBNoAggregation,
+    "NeuralUCB": NeuralUCB,
+    "NeuralTS": NeuralTS,
+    "NeuralUCB [diag]": NeuralUCBDiag,
+    "NeuralTS [diag]": NeuralTSDiag,
+    "LinearUCB": LinearUCB,
+    "LinearTS": LinearTS,
+    "KernelUCB (FN)": KernelUCBFN,
+    "KernelTS": KernelTS,
     "Coop-KernelUCB": CoopKernelUCB,
     "Eager-KernelUCB": EagerKernelUCB,
     "Dist-KernelUCB": DistKernelUCB,

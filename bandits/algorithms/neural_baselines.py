@@ -1,0 +1,447 @@
+r"""Single-agent baselines of FN-UCB's experiments (Dai et al. ICLR 2023, Sec. 5 and App. E; spec §3).
+
+Every policy here runs ``N`` independent learners, one per agent, that never communicate (the
+ledger stays empty); FN-UCB's figures run them with N = 1 and compare with FN-UCB's per-agent
+average regret. Each agent has its own ``numpy.random.Generator`` (spawned from the policy's
+SeedSequence) for tie breaking (uniform among exact ties) and Thompson draws.
+
+Width convention
+----------------
+All UCB widths and TS standard deviations are ``c · σ(x)`` with a posterior/NTK standard deviation
+``σ(x)`` and a coefficient ``c`` from ``(λ, ν)``:
+
+* ``width_form="paper"`` (default): ``c = ν √λ``, FN-UCB's own form (``ν_TKN √λ ‖φ(x)‖_{V⁻¹}``, Algo. 1
+  line 5) and Neural TS's (Zhang et al. 2021: ``N(f, ν² λ gᵀU⁻¹g)``);
+* ``width_form="official"``: ``c = √(λν)``, the vendored ``NeuralTS`` code (``sqrt(λ·ν·gᵀU⁻¹g)``).
+  Its ν = 0.01 with λ = 0.1 gives ``c = 0.0316 = 0.1·√0.1``, the paper's ν = 0.1 in the paper form,
+  so the paper's "same parameters for all methods" and the code agree (spec §2.9).
+
+Neural UCB (Zhou et al. 2020) and Neural TS (Zhang et al. 2021), as the official code runs them
+-------------------------------------------------------------------------------------------------
+(spec §3.1–3.2, §8.4; ``NeuralTSDiag`` with ``style="ucb"|"ts"``). Agent i has its own network
+θ (its own random init), the gradient features at the **current** parameters
+``g(x) = ∇_θ f(x; θ_t)`` (:meth:`bandits.neural.MLP.features`), and ``U = λI + Σ_s g_s g_sᵀ``::
+
+    σ²(x) = g(x)ᵀ U⁻¹ g(x)                        (diag: Σ_j g_j(x)² / U_jj)
+    UCB:  x_t = argmax_x f(x; θ_t) + c σ(x)
+    TS:   x_t = argmax_x r̃(x),   r̃(x) ~ N(f(x; θ_t), c² σ²(x)) independently per arm
+    U ← U + g(x_t) g(x_t)ᵀ      (Sherman–Morrison on U⁻¹, O(p0²); diag: U_jj += g_j²)
+
+then ``(x_t, y_t)`` joins the agent's data and, while ``t < stop_train_after`` (2000, 0-based; App. E
+"we stop training the NNs after 2000 iterations"), the network takes ``train_steps`` (30)
+full-batch gradient steps of lr 0.01 on all its data, warm-started from its current parameters
+(App. E, "following Zhang et al. 2021; Zhou et al. 2020") through
+:func:`bandits.neural.train_full_batch`. ``U`` keeps being updated after training stops (the code:
+the update sits in ``select``). The network parametrisation, feature scaling and loss are the same
+options as FN-UCB's (:mod:`bandits.algorithms.fn_ucb`), with the same defaults: ``init="official"``
+(N(0,1) weights and biases), ``feature_scale="raw"`` (g, not g/√m), ``objective="official"`` (mean
+squared error + weight decay λ/n towards 0), because the paper's published λ, ν were tuned for them
+(spec §2.10, §7.4); ``init="ntk"``, ``feature_scale="sqrt_m"``, ``objective="paper"`` give Zhou et
+al.'s parametrisation (NTK init, ``g/√m``, ``½Σ(f − y)² + ½mλ‖θ − θ0‖²``). ``diag=True`` keeps only
+the diagonal of U (the ``_diag`` runs of Fig. 2c, m = 50). The N agents are batched: one (N, p0)
+parameter tensor, one (N, p0, p0) array of inverses, one batched training call per step.
+
+Linear UCB / Linear TS (Abbasi-Yadkori et al. 2011; Agrawal & Goyal 2013; spec §3.3; App. E: λ = 1, ν ∈ {1, 0.1, 0.01})
+------------------------------------------------------------------------------------------------------------------------
+On the raw contexts, with the package's ridge core (:class:`~bandits.algorithms.linear.LinUCBAgent`,
+Sherman–Morrison inverse)::
+
+    A = λI + Σ x xᵀ,   θ̂ = A⁻¹ Σ y x,   σ²(x) = xᵀA⁻¹x
+    UCB:  xᵀθ̂ + c σ(x)            (``official_variance_width=True``: xᵀθ̂ + c σ²(x), the vendored bug)
+    TS:   θ̃ = θ̂ + c L⁻ᵀ z,  z ~ N(0, I_d),  A = L Lᵀ   ⇒ θ̃ ~ N(θ̂, c² A⁻¹);  score xᵀθ̃
+
+The Cholesky factor L of A is kept by rank-one updates (:func:`bandits.linalg.chol_rank1_update`).
+
+Kernel UCB / Kernel TS (Valko et al. 2013; Chowdhury & Gopalan 2017; spec §3.4)
+--------------------------------------------------------------------------------
+The package's exact kernel core (:class:`~bandits.algorithms.kernel_ucb.KernelUCBAgent`, incremental
+Cholesky, GP scale)::
+
+    μ(x) = k_xᵀ (K + λI)⁻¹ y,   σ²(x) = k(x, x) − k_xᵀ (K + λI)⁻¹ k_x
+    UCB:  μ(x) + c σ(x);   TS:  r̃(x) ~ N(μ(x), c² σ²(x)) independently per arm
+
+with the code's kernel, the Laplacian ``exp(−‖x − x'‖)`` (Matérn ν = 1/2, ℓ = 1; the code imports
+the RBF but does not use it); the code's variance ``λν(1 − k_xᵀ(K + λI)⁻¹k_x)`` is ``c² σ²`` in the
+official form.
+
+Updates of the linear and kernel baselines stop after ``stop_update_after`` = 2000 steps (the
+official script stops calling ``train()`` at t = 2000; the paper says nothing about these baselines;
+``None`` never stops), and the kernel baselines keep at most ``max_history`` = 1000 observations
+(the code's cap; ``None``: no cap). Both are the code's choices where the paper is silent.
+"""
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from ..comm import CommLedger
+from ..kernels import make_kernel
+from ..linalg import chol_rank1_update, sherman_morrison
+from ..sim import Policy
+from .kernel_ucb import KernelUCBAgent, argmax_ties
+from .linear import LinUCBAgent
+
+__all__ = [
+    "WIDTH_FORMS",
+    "STYLES",
+    "width_coefficient",
+    "NeuralBandit",
+    "NeuralUCB",
+    "NeuralTS",
+    "NeuralUCBDiag",
+    "NeuralTSDiag",
+    "LinearBandit",
+    "LinearUCB",
+    "LinearTS",
+    "KernelBandit",
+    "KernelUCBFN",
+    "KernelTS",
+]
+
+WIDTH_FORMS = ("paper", "official")
+STYLES = ("ucb", "ts")
+LAPLACIAN = {"name": "matern", "nu": 0.5, "lengthscale": 1.0}
+
+
+def _choice(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+def width_coefficient(lam: float, nu: float, width_form: str = "paper") -> float:
+    """``c = ν √λ`` ("paper") or ``√(λν)`` ("official"); see the module docstring."""
+    _choice("width_form", width_form, WIDTH_FORMS)
+    if not lam > 0:
+        raise ValueError(f"lam must be > 0, got {lam}")
+    if not nu >= 0:
+        raise ValueError(f"nu must be >= 0, got {nu}")
+    return float(nu * np.sqrt(lam)) if width_form == "paper" else float(np.sqrt(lam * nu))
+
+
+def _check_stop(name, value):
+    if value is not None and int(value) < 0:
+        raise ValueError(f"{name} must be >= 0 or None, got {value}")
+    return None if value is None else int(value)
+
+
+def _decision_sets(arms, n_active: int) -> np.ndarray:
+    """(n_active, K, d) from an :class:`~bandits.envs.base.Arms`."""
+    X = np.asarray(arms.X, dtype=float)
+    return np.broadcast_to(X, (n_active,) + X.shape) if arms.shared else X
+
+
+# ------------------------------------------------------------------------------------- neural
+class NeuralBandit(Policy):
+    """Neural UCB / Neural TS, N independent batched agents (module docstring).
+
+    Args:
+        n_agents, horizon, dim, seed, ledger: see :class:`bandits.sim.Policy`.
+        style: "ucb" (Neural UCB) or "ts" (Neural TS).
+        width, depth: the MLP (m = 20, one hidden layer; m = 50 for the diagonal Fig. 2c runs).
+        lam: λ (0.1 synthetic, 10 real data). nu: ν (0.1 in the paper form).
+        width_form: "paper" (c = ν√λ) or "official" (c = √(λν), with the code's ν = 0.01).
+        diag: keep only the diagonal of U.
+        init, feature_scale, objective: the network's parametrisation (:mod:`bandits.neural`).
+        train_steps, lr: local training per step (30, 0.01). stop_train_after: last training step + 1.
+        device: torch device of the networks ("auto": CUDA when present). grad_method: per-sample
+            gradient route ("auto": the closed form for one hidden layer).
+    """
+
+    name = "NeuralBandit"
+
+    def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, *, style="ucb", width=20, depth=1,
+                 lam=0.1, nu=0.1, width_form="paper", diag=False, init="official", feature_scale="raw",
+                 objective="official", train_steps=30, lr=0.01, stop_train_after=2000, device="auto",
+                 grad_method="auto", tie_break="random"):
+        super().__init__(n_agents, horizon, dim, seed, ledger)
+        _choice("style", style, STYLES)
+        _choice("tie_break", tie_break, ("random", "first"))
+        self.c = width_coefficient(lam, nu, width_form)
+        self.style, self.lam, self.diag, self.tie_break = style, float(lam), bool(diag), tie_break
+        self.stop_train_after = _check_stop("stop_train_after", stop_train_after)
+        nn = importlib.import_module("bandits.neural")
+        torch = importlib.import_module("torch")
+        self._nn, self._torch = nn, torch
+        if feature_scale not in nn.FEATURE_SCALES:
+            raise ValueError(f"feature_scale must be one of {nn.FEATURE_SCALES}, got {feature_scale!r}")
+        if grad_method not in nn.GRAD_METHODS:
+            raise ValueError(f"grad_method must be one of {nn.GRAD_METHODS}, got {grad_method!r}")
+        self.feature_scale, self.grad_method = feature_scale, grad_method
+        self.mlp = nn.MLP(dim, width, depth, init, device=device)
+        self.train_cfg = nn.TrainConfig(steps=train_steps, lr=lr, lam=lam, objective=objective)
+        N, T, p0 = self.N, self.T, self.mlp.p0
+        self.p0 = p0
+        self.rngs, inits = [], []
+        for child in seed.spawn(N):
+            rng_ss, init_ss = child.spawn(2)
+            self.rngs.append(np.random.default_rng(rng_ss))
+            inits.append(self.mlp.init_params(init_ss))
+        self.theta0 = torch.stack(inits)  # (N, p0): every agent's own initialisation
+        self.theta = self.theta0.clone()
+        if self.diag:
+            self.U_diag = np.full((N, p0), self.lam)
+        else:
+            self.Uinv = np.repeat((np.eye(p0) / self.lam)[None], N, axis=0)
+        self._X = torch.zeros((N, T, dim), dtype=self.mlp.dtype, device=self.mlp.device)
+        self._y = torch.zeros((N, T), dtype=self.mlp.dtype, device=self.mlp.device)
+        self.n_obs = np.zeros(N, dtype=np.int64)
+        self._g = np.zeros((N, p0))
+        self.n_train_calls = 0
+
+    # -- scores -------------------------------------------------------------------------------
+    def _predict(self, agents: np.ndarray, X: np.ndarray):
+        """f (B, K) and σ² (B, K) of the active agents at their current parameters; G (B, K, p0)."""
+        idx = self._torch.as_tensor(agents, device=self.mlp.device)
+        th = self.theta.index_select(0, idx)
+        Xt = self._nn.to_tensor(X, self.mlp.device, self.mlp.dtype)
+        f = self._nn.to_numpy(self.mlp.forward(th, Xt))
+        G = self._nn.to_numpy(self.mlp.features(th, Xt, self.feature_scale, self.grad_method))
+        if self.diag:
+            var = np.einsum("bkp,bp->bk", G * G, 1.0 / self.U_diag[agents])
+        else:
+            var = np.einsum("bkp,bpq,bkq->bk", G, self.Uinv[agents], G, optimize=True)
+        return f, np.maximum(var, 0.0), G
+
+    def select(self, t, agents, arms):
+        agents = np.asarray(agents)
+        X = _decision_sets(arms, len(agents))
+        f, var, G = self._predict(agents, X)
+        sd = self.c * np.sqrt(var)
+        out = np.empty(len(agents), dtype=np.int64)
+        for b, i in enumerate(agents):
+            rng = self.rngs[i]
+            score = f[b] + sd[b] if self.style == "ucb" else f[b] + sd[b] * rng.standard_normal(f.shape[1])
+            out[b] = argmax_ties(score, rng, self.tie_break)
+            self._g[i] = G[b, out[b]]
+        return out
+
+    # -- updates ------------------------------------------------------------------------------
+    def update(self, t, agents, arms, choices, rewards):
+        agents = np.asarray(agents)
+        X = _decision_sets(arms, len(agents))
+        for b, i in enumerate(agents):
+            g = self._g[i]
+            if self.diag:
+                self.U_diag[i] += g * g
+            else:
+                self.Uinv[i] = sherman_morrison(self.Uinv[i], g)
+            n = self.n_obs[i]
+            self._X[i, n] = self._nn.to_tensor(X[b, choices[b]], self.mlp.device, self.mlp.dtype)
+            self._y[i, n] = float(rewards[b])
+            self.n_obs[i] = n + 1
+        if self.stop_train_after is None or t < self.stop_train_after:
+            self._train(agents)
+
+    def _train(self, agents: np.ndarray) -> None:
+        """One training call (``train_steps`` full-batch steps) for every active agent, batched over
+        agents with the same number of observations (all of them under a synchronous schedule)."""
+        for n in np.unique(self.n_obs[agents]):
+            grp = agents[self.n_obs[agents] == n]
+            if len(grp) == self.N and np.array_equal(grp, np.arange(self.N)):
+                self._nn.train_full_batch(self.mlp, self.theta, self._X[:, :n], self._y[:, :n], self.train_cfg,
+                                          theta0=self.theta0, method=self.grad_method)
+            else:
+                idx = self._torch.as_tensor(grp, device=self.mlp.device)
+                th = self.theta.index_select(0, idx).clone()
+                self._nn.train_full_batch(self.mlp, th, self._X.index_select(0, idx)[:, :n],
+                                          self._y.index_select(0, idx)[:, :n], self.train_cfg,
+                                          theta0=self.theta0.index_select(0, idx), method=self.grad_method)
+                self.theta[idx] = th
+        self.n_train_calls += 1
+
+    def info(self):
+        return {"p0": int(self.p0), "n_train_calls": int(self.n_train_calls), "width_coefficient": self.c,
+                "diag": self.diag}
+
+
+class NeuralUCB(NeuralBandit):
+    """Neural UCB (Zhou et al. 2020) as the FN-UCB code runs it; full U."""
+
+    name = "NeuralUCB"
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("style", "ucb")
+        super().__init__(*args, **kwargs)
+
+
+class NeuralTS(NeuralBandit):
+    """Neural TS (Zhang et al. 2021) as the FN-UCB code runs it; full U."""
+
+    name = "NeuralTS"
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("style", "ts")
+        super().__init__(*args, **kwargs)
+
+
+class NeuralUCBDiag(NeuralUCB):
+    """Neural UCB with the diagonal of U only (Fig. 2c baselines)."""
+
+    name = "NeuralUCB [diag]"
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("diag", True)
+        super().__init__(*args, **kwargs)
+
+
+class NeuralTSDiag(NeuralTS):
+    """Neural TS with the diagonal of U only (Fig. 2c baselines)."""
+
+    name = "NeuralTS [diag]"
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("diag", True)
+        super().__init__(*args, **kwargs)
+
+
+# ------------------------------------------------------------------------------------- linear
+class LinearBandit(Policy):
+    """Linear UCB / Linear TS, N independent agents on the raw contexts (module docstring).
+
+    Args:
+        style: "ucb" or "ts". lam: λ (1 in App. E). nu: ν (grid {1, 0.1, 0.01}).
+        width_form: "paper" (c = ν√λ) or "official" (c = √(λν)).
+        official_variance_width: UCB width ``c·xᵀA⁻¹x`` instead of ``c·‖x‖_{A⁻¹}`` (the vendored bug).
+        stop_update_after: no updates from this step on (2000, the code; None: never stop).
+    """
+
+    name = "LinearBandit"
+
+    def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, *, style="ucb", lam=1.0, nu=0.1,
+                 width_form="paper", official_variance_width=False, stop_update_after=2000, tie_break="random"):
+        super().__init__(n_agents, horizon, dim, seed, ledger)
+        _choice("style", style, STYLES)
+        _choice("tie_break", tie_break, ("random", "first"))
+        self.style, self.lam = style, float(lam)
+        self.c = width_coefficient(lam, nu, width_form)
+        self.official_variance_width = bool(official_variance_width)
+        self.stop_update_after = _check_stop("stop_update_after", stop_update_after)
+        self.agents = [LinUCBAgent(dim, lam, self.c, np.random.default_rng(s), tie_break) for s in seed.spawn(self.N)]
+        self.chol = [np.sqrt(self.lam) * np.eye(dim) for _ in range(self.N)] if style == "ts" else None
+
+    def scores(self, i: int, X: np.ndarray) -> np.ndarray:
+        """Agent i's scores of the rows of X (K, d); a TS score draws from the agent's generator."""
+        ag = self.agents[i]
+        if self.style == "ucb":
+            if not self.official_variance_width:
+                return ag.scores(X)
+            mu, w2 = ag.ridge.predict(X)
+            return mu + self.c * np.maximum(w2, 0.0)
+        from scipy.linalg import solve_triangular
+
+        z = ag.rng.standard_normal(self.d)
+        theta = ag.theta + self.c * solve_triangular(self.chol[i], z, lower=True, trans="T")
+        return X @ theta
+
+    def select(self, t, agents, arms):
+        X = _decision_sets(arms, len(agents))
+        return np.array([argmax_ties(self.scores(i, X[b]), self.agents[i].rng, self.agents[i].tie_break)
+                         for b, i in enumerate(agents)], dtype=np.int64)
+
+    def update(self, t, agents, arms, choices, rewards):
+        if self.stop_update_after is not None and t >= self.stop_update_after:
+            return
+        X = _decision_sets(arms, len(agents))
+        for b, i in enumerate(agents):
+            x = X[b, choices[b]]
+            self.agents[i].observe(x, float(rewards[b]))
+            if self.chol is not None:
+                self.chol[i] = chol_rank1_update(self.chol[i], x)
+
+    def info(self):
+        return {"n_obs": [int(a.ridge.n) for a in self.agents], "width_coefficient": self.c}
+
+
+class LinearUCB(LinearBandit):
+    name = "LinearUCB"
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("style", "ucb")
+        super().__init__(*args, **kwargs)
+
+
+class LinearTS(LinearBandit):
+    name = "LinearTS"
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("style", "ts")
+        super().__init__(*args, **kwargs)
+
+
+# ------------------------------------------------------------------------------------- kernel
+class KernelBandit(Policy):
+    """Kernel UCB / Kernel TS, N independent agents on the raw contexts (module docstring).
+
+    Args:
+        style: "ucb" or "ts". lam: λ (1 in App. E). nu: ν (grid {1, 0.1, 0.01}).
+        width_form: "paper" (c = ν√λ) or "official" (c = √(λν)).
+        kernel: kernel spec (default the code's Laplacian, Matérn-1/2 with ℓ = 1).
+        max_history: observations kept per agent (1000, the code; None: all).
+        stop_update_after: no updates from this step on (2000, the code; None: never stop).
+        device: "cpu" (numpy) or "torch-cpu" / "cuda" / "auto" for the kernel core's torch path.
+    """
+
+    name = "KernelBandit"
+
+    def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, *, style="ucb", lam=1.0, nu=0.1,
+                 width_form="paper", kernel=None, max_history=1000, stop_update_after=2000, device="cpu",
+                 tie_break="random"):
+        super().__init__(n_agents, horizon, dim, seed, ledger)
+        _choice("style", style, STYLES)
+        _choice("tie_break", tie_break, ("random", "first"))
+        self.style, self.lam = style, float(lam)
+        self.c = width_coefficient(lam, nu, width_form)
+        self.max_history = _check_stop("max_history", max_history)
+        self.stop_update_after = _check_stop("stop_update_after", stop_update_after)
+        k = make_kernel(LAPLACIAN if kernel is None else kernel)
+        self.agents = [KernelUCBAgent(k, lam, self.c, dim, np.random.default_rng(s), variance_scale="gp",
+                                      tie_break=tie_break, device=device) for s in seed.spawn(self.N)]
+        self.n_obs = np.zeros(self.N, dtype=np.int64)
+
+    def scores(self, i: int, X: np.ndarray) -> np.ndarray:
+        ag = self.agents[i]
+        if self.style == "ucb":
+            return ag.scores(X, None)
+        if ag.gp is None:
+            ag.scores(X, None)  # builds the agent's exact GP core
+        mu, var = ag.gp.predict(X)
+        return mu + self.c * np.sqrt(np.maximum(var, 0.0)) * ag.rng.standard_normal(X.shape[0])
+
+    def select(self, t, agents, arms):
+        X = _decision_sets(arms, len(agents))
+        return np.array([argmax_ties(self.scores(i, X[b]), self.agents[i].rng, self.agents[i].tie_break)
+                         for b, i in enumerate(agents)], dtype=np.int64)
+
+    def update(self, t, agents, arms, choices, rewards):
+        if self.stop_update_after is not None and t >= self.stop_update_after:
+            return
+        X = _decision_sets(arms, len(agents))
+        for b, i in enumerate(agents):
+            if self.max_history is not None and self.n_obs[i] >= self.max_history:
+                continue
+            self.agents[i].observe(np.ascontiguousarray(X[b]), None, int(choices[b]), float(rewards[b]))
+            self.n_obs[i] += 1
+
+    def info(self):
+        return {"n_obs": self.n_obs.tolist(), "width_coefficient": self.c}
+
+
+class KernelUCBFN(KernelBandit):
+    """Kernel UCB as in FN-UCB's Fig. 4 (the code's Laplacian kernel, 1000-point cap)."""
+
+    name = "KernelUCB (FN)"
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("style", "ucb")
+        super().__init__(*args, **kwargs)
+
+
+class KernelTS(KernelBandit):
+    """Kernel TS as in FN-UCB's Fig. 4 (independent per-arm draws, as the code)."""
+
+    name = "KernelTS"
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("style", "ts")
+        super().__init__(*args, **kwargs)
