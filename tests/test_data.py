@@ -836,7 +836,7 @@ _ARMS_SCRIPT = """
 import hashlib, numpy as np
 from bandits import data as D
 rng = np.random.default_rng(3)
-X = rng.normal(size=(3000, 6)); y = (X[:, 0] > 0).astype(float)
+X = rng.normal(size=(1000, 6)); y = (X[:, 0] > 0).astype(float)
 a = D.cluster_arms(X, y, np.random.default_rng(2024))
 h = hashlib.sha256()
 for v in (a.contexts, a.mean_rewards, a.assignment, a.centers):
@@ -851,7 +851,7 @@ def test_cluster_arms_identical_for_a_fixed_seed_across_runs():
 
     def digest():
         rng = np.random.default_rng(3)
-        X = rng.normal(size=(3000, 6))
+        X = rng.normal(size=(1000, 6))
         y = (X[:, 0] > 0).astype(float)
         a = D.cluster_arms(X, y, np.random.default_rng(2024))
         h = hashlib.sha256()
