@@ -1,10 +1,16 @@
 # bandits: build the environment, regenerate the figures, run the tests.  GNU make.
 #
-#   make figures    run every notebook in full mode into figures/<name>/
+#   make figures    fetch the missing data, run every notebook in full mode into figures/<name>/
 #   make test       unit tests, then the notebooks under nbval (claims cells)
 #   make help       list the targets
 #
 # Every variable below can be overridden: `make figures N_JOBS=8 NOTEBOOKS=notebooks/foo.ipynb`.
+# Notebooks are jupytext pairs: notebooks/<name>.py (the source) and notebooks/<name>.ipynb (what
+# papermill and nbval run); NOTEBOOKS may name either file of a pair.
+#
+# Data: BANDITS_DATA_DIR is not set here. When the environment (or the command line) sets it, as
+# CI's .ci/run does, that folder is the data home; otherwise the package's per-user cache folder is
+# (`python -m bandits.data ensure --help` prints it).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -14,14 +20,21 @@ PYTHON ?= python3
 VENV ?= .venv
 N_JOBS ?= 2
 TORCH_VERSION ?= 2.13.0
-BANDITS_DATA_DIR ?= $(abspath ../shared/data)
+# A running dask.distributed scheduler ("tcp://host:port"): when set, the notebooks run with
+# backend=dask and scheduler=$(SCHEDULER), and DASK_SCHEDULER_ADDRESS is exported (dask's own variable).
+SCHEDULER ?=
 # One BLAS/OpenMP thread per process: parallelism comes from joblib workers (N_JOBS).
 OMP_NUM_THREADS ?= 1
 OPENBLAS_NUM_THREADS ?= 1
 MKL_NUM_THREADS ?= 1
-export BANDITS_DATA_DIR OMP_NUM_THREADS OPENBLAS_NUM_THREADS MKL_NUM_THREADS
+export OMP_NUM_THREADS OPENBLAS_NUM_THREADS MKL_NUM_THREADS
+ifneq ($(strip $(SCHEDULER)),)
+export DASK_SCHEDULER_ADDRESS := $(strip $(SCHEDULER))
+endif
 
 NOTEBOOKS ?= $(sort $(wildcard notebooks/*.ipynb))
+# The .ipynb of each pair (papermill and nbval read .ipynb files).
+NB_IPYNB = $(patsubst %.py,%.ipynb,$(NOTEBOOKS))
 FIGURES_DIR ?= figures
 QUICK_DIR ?= results/quick
 
@@ -36,7 +49,8 @@ export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(J
 help: ## list the targets
 	@echo "usage: make TARGET [VAR=value ...]"
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z_-]+):.*## (.*)/  \1\t\2/' | expand -t 14
-	@echo "variables: PYTHON=$(PYTHON) VENV=$(VENV) N_JOBS=$(N_JOBS) BANDITS_DATA_DIR=$(BANDITS_DATA_DIR)"
+	@echo "variables: PYTHON=$(PYTHON) VENV=$(VENV) N_JOBS=$(N_JOBS) SCHEDULER=$(or $(strip $(SCHEDULER)),(none))"
+	@echo "data home: $(or $(BANDITS_DATA_DIR),BANDITS_DATA_DIR unset: the per-user cache folder)"
 	@echo "notebooks: $(if $(strip $(NOTEBOOKS)),$(NOTEBOOKS),(none yet))"
 
 env: $(STAMP) ## build the virtual environment .venv (torch CPU first, then the package, editable)
@@ -52,41 +66,75 @@ $(STAMP): pyproject.toml requirements.txt
 	@$(VPY) -c "import torch; assert torch.__version__.split('+')[0] == '$(TORCH_VERSION)', torch.__version__; print('torch', torch.__version__, 'cuda:', torch.version.cuda)"
 	touch $@
 
-# $(1): mode (full|quick); $(2): output root, one folder per notebook.
+# The datasets the selected notebooks declare (metadata bandits.datasets).
+NB_DATASETS = $(shell $(VPY) tools/nbtools.py datasets $(NB_IPYNB))
+# Scheduler parameters, only when SCHEDULER is set.
+comma := ,
+NB_SCHEDULER = $(if $(strip $(SCHEDULER)),-p backend dask -p scheduler $(strip $(SCHEDULER)))
+
+# $(1): mode (full|quick); $(2): output root, one folder per notebook. The executed copies lose the
+# jupytext pairing metadata (so Lab never pairs them).
 define run_notebooks
 	@if [ -z "$(strip $(NOTEBOOKS))" ]; then echo "no notebooks in notebooks/: nothing to run"; fi
-	@for nb in $(NOTEBOOKS); do \
+	@for nb in $(NB_IPYNB); do \
 	  name=$$(basename "$$nb" .ipynb); out="$(2)/$$name"; mkdir -p "$$out"; \
-	  echo "== $$nb -> $$out/$$name.ipynb (mode $(1), n_jobs $(N_JOBS))"; \
+	  echo "== $$nb -> $$out/$$name.ipynb (mode $(1), n_jobs $(N_JOBS)$(if $(strip $(SCHEDULER)),$(comma) scheduler $(strip $(SCHEDULER))))"; \
 	  $(VENV)/bin/papermill "$$nb" "$$out/$$name.ipynb" -k python3 --cwd . \
-	    -p mode $(1) -p n_jobs $(N_JOBS) -p out "$$out"; \
+	    -p mode $(1) -p n_jobs $(N_JOBS) -p out "$$out" $(NB_SCHEDULER); \
+	  $(VPY) tools/nbtools.py unpair "$$out/$$name.ipynb"; \
 	done
 endef
 
-figures: $(STAMP) ## run every notebook in full mode into figures/<name>/, then write the claims table
+# $(1): output root: the table of wall times and cell counts (papermill's records), printed and
+# written to $(1)/TIMES.md.
+define notebook_times
+	@echo "== wall times (papermill)"
+	@$(VPY) tools/nbtools.py times $(1) $(NB_IPYNB)
+endef
+
+# $(1): "strict" (a failure stops make) or "lenient" (a failure is reported; nbval then skips the
+# notebooks whose data are missing, naming the files). Fetches only what is missing or invalid.
+define ensure_data
+	@ds="$(strip $(NB_DATASETS))"; \
+	if [ -z "$$ds" ]; then echo "== data: the selected notebooks need no datasets"; \
+	else echo "== data: python -m bandits.data ensure --only $$ds"; \
+	  $(if $(filter strict,$(1)),$(VPY) -m bandits.data ensure --only $$ds, \
+	  $(VPY) -m bandits.data ensure --only $$ds || echo "== data: not every dataset could be had (above); nbval skips the notebooks that need them"); \
+	fi
+endef
+
+figures: $(STAMP) ## fetch missing data, run every notebook in full mode into figures/<name>/, claims table, times
+	$(call ensure_data,strict)
 	$(call run_notebooks,full,$(FIGURES_DIR))
 	@if $(VPY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('bandits.report') is None)" 2>/dev/null; \
 	then $(VPY) -m bandits.report; else echo "bandits.report not there yet: claims table skipped"; fi
+	$(call notebook_times,$(FIGURES_DIR))
 
 quick: $(STAMP) ## run every notebook in quick mode into results/quick/<name>/ (never figures/)
+	$(call ensure_data,strict)
 	$(call run_notebooks,quick,$(QUICK_DIR))
+	$(call notebook_times,$(QUICK_DIR))
 
-test: $(STAMP) ## unit tests, then nbval on the notebooks (cells marked NBVAL_CHECK_OUTPUT)
+test: $(STAMP) ## fetch missing data (never fatal), unit tests, nbval on the notebooks (claims cells)
+	$(call ensure_data,lenient)
 	$(VPY) -m pytest tests
 ifneq ($(strip $(NOTEBOOKS)),)
-	$(VPY) -m pytest --nbval-lax --nbval-current-env $(NOTEBOOKS)
+	$(VPY) -m pytest -rs --nbval-lax --nbval-current-env $(NB_IPYNB)
 else
 	@echo "no notebooks in notebooks/: nbval skipped"
 endif
 
-lab: $(STAMP) ## open JupyterLab on notebooks/
-	$(VENV)/bin/jupyter lab notebooks/
+# Served from the repository root (so jupytext finds jupytext.toml) and opened on notebooks/. The
+# jupytext server extension installed in the venv pairs each notebooks/<name>.ipynb with its .py:
+# saving either updates both.
+lab: $(STAMP) ## JupyterLab on notebooks/, with jupytext pairing (.py and .ipynb saved together)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks
 
 bench: $(STAMP) ## run the benchmarks (bandits.bench)
 	$(VPY) -m bandits.bench
 
-data: $(STAMP) ## download the datasets into BANDITS_DATA_DIR
-	$(VPY) -m bandits.data download --dest $(BANDITS_DATA_DIR)
+data: $(STAMP) ## fetch the missing datasets into the data home (BANDITS_DATA_DIR, else the user cache)
+	$(VPY) -m bandits.data ensure
 
 lock: ## re-resolve pyproject.toml in a scratch venv and rewrite requirements.txt
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \

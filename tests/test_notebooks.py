@@ -299,3 +299,54 @@ def test_nbval_skips_notebook_with_missing_data(fake_data, tmp_path):
     assert reason.startswith("Skipped: notebooks/tiny.ipynb: data missing for datasets magic")
     assert "magic/magic04.data" in reason and "BANDITS_DATA_DIR" in reason
     assert fake_data.asked == [["magic"]]  # asked once per notebook
+
+
+# ----------------------------------------------------------------------------------------------
+# tools/nbtools.py (what the Makefile calls around papermill)
+# ----------------------------------------------------------------------------------------------
+def _nbtools():
+    spec = importlib.util.spec_from_file_location("nbtools", ROOT / "tools" / "nbtools.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_nbtools_datasets_union_from_either_file(tmp_path):
+    tools = _nbtools()
+    for name, ds in (("a", ["magic", "yelp"]), ("b", ["yelp", "movielens"]), ("c", [])):
+        nb = nbformat.v4.new_notebook(metadata={"bandits": {"datasets": ds}})
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+    paths = [str(tmp_path / "a.py"), str(tmp_path / "b.ipynb"), str(tmp_path / "c.ipynb")]
+    assert tools.datasets(paths) == ["magic", "yelp", "movielens"]
+    assert tools.datasets([str(tmp_path / "c.ipynb")]) == []
+    nbformat.write(nbformat.v4.new_notebook(metadata={"bandits": {"datasets": "magic"}}), tmp_path / "d.ipynb")
+    with pytest.raises(SystemExit, match="bandits.datasets must be a list"):
+        tools.datasets([str(tmp_path / "d.ipynb")])
+
+
+def test_nbtools_datasets_of_the_committed_notebooks():
+    declared = _nbtools().datasets([str(NB_DIR / f"{n}.ipynb") for n in NAMES])
+    assert {"magic", "mushroom", "movielens", "yelp"} <= set(declared)
+
+
+def test_nbtools_unpair_and_times(tmp_path):
+    tools = _nbtools()
+    out = tmp_path / "figures"
+    (out / "x").mkdir(parents=True)
+    cells = [nbformat.v4.new_code_cell("a = 1"), nbformat.v4.new_markdown_cell("m"),
+             nbformat.v4.new_code_cell("b = 2")]
+    cells[0].metadata["papermill"] = {"duration": 1.5}
+    cells[2].metadata["papermill"] = {"duration": 95.0}
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={
+        "jupytext": {"formats": "ipynb,py:percent"},
+        "papermill": {"duration": 125.25, "start_time": "2026-01-01T00:00:00", "end_time": "2026-01-01T00:02:05",
+                      "parameters": {"mode": "full"}}})
+    nbformat.write(nb, out / "x" / "x.ipynb")
+    tools.unpair([str(out / "x" / "x.ipynb")])
+    kept = nbformat.read(out / "x" / "x.ipynb", as_version=4)
+    assert "jupytext" not in kept.metadata and kept.metadata["papermill"]["duration"] == 125.25
+    assert tools.main(["times", str(out), "notebooks/x.py", "notebooks/y.ipynb"]) == 0
+    table = (out / "TIMES.md").read_text()
+    assert "| x | full | 2 | 1 min 35 s | 2 min 05 s | 2026-01-01T00:02:05 |" in table
+    assert "| y | - | - | - | not run | - |" in table
+    assert "**2 min 05 s**" in table
