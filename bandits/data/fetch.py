@@ -142,17 +142,17 @@ def download(dest: str | os.PathLike | None = None, only: Iterable[str] | None =
     """Download canonical files into ``dest`` (the data-directory layout), verifying checksums.
 
     Each distinct address is fetched once (archives feed several files), checked against its pin
-    when there is one, unpacked (gunzip / zip or tar member / Unix-compress .Z), checked against the
+    when there is one, unpacked (gunzip / zip or tar member / Unix-compress .Z via ``ncompress``), checked against the
     file's sha256 and moved into place atomically (temporary file + ``os.replace``). A failed file
     leaves nothing behind. Files already present with the right checksum are kept unless ``force``.
 
     Args:
+        dest: the folder to fill; default the data home (``data_dir()``), created if needed.
         only: dataset names (``magic``, ``twitch``, ``movielens``, ...), file names
             (``twitch-ENGB-edges``; ``twitch-ENGB`` selects that language) or relative paths.
             Default: every non-optional file (optional: ml-100k, ml-25m, as-skitter).
         base_url: replaces scheme and host of every address, keeping the path (a mirror, or a
             local test server); default ``$BANDITS_DATA_BASE_URL``.
-        dest: the folder to fill; default the data home (``data_dir()``), created if needed.
 
     Returns:
         One ``DownloadResult`` per selected file ("present", "downloaded" or "failed"); a failure
