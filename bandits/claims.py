@@ -631,19 +631,20 @@ def combine(parts, how: str = "all", label: str | None = None) -> Comparison:
 
 
 def _margin(c: Comparison) -> float:
-    """How far the interval lies inside its claimed side (on the log scale for ratios)."""
-    t = c.threshold
+    """How far the interval lies inside its claimed region (on the log scale for ratios); NaN
+    intervals count as no margin."""
     lo, hi = c.lo, c.hi
-    if c.kind == "ratio":
-        t, lo, hi = math.log(t), math.log(lo), math.log(hi)
-    if c.kind == "equivalence" and c.bounds:
+    if math.isnan(lo) or math.isnan(hi):
+        return -math.inf
+    logs = c.kind in ("ratio", "equivalence") and lo > 0 and (c.bounds is None or c.bounds[0] > 0)
+    f = math.log if logs else (lambda v: v)
+    if c.bounds:
         b0, b1 = c.bounds
-        if b0 > 0 and lo > 0:
-            return min(math.log(lo) - math.log(b0), math.log(b1) - math.log(hi))
-        return min(lo - b0, b1 - hi)
+        return min(f(lo) - f(b0), f(b1) - f(hi))
+    t = c.threshold
     if c.side in ("<", "<="):
-        return t - hi
-    return lo - t
+        return f(t) - f(hi)
+    return f(lo) - f(t)
 
 
 # ------------------------------------------------------------------------------ slopes

@@ -377,3 +377,15 @@ def test_wilson_interval_matches_scipy():
         ci = binomtest(int(k[i]), 100).proportion_ci(method="wilson")
         assert lo[i] == pytest.approx(ci.low, abs=1e-12) and hi[i] == pytest.approx(ci.high, abs=1e-12)
     assert lo.min() >= 0 and hi.max() <= 1
+
+
+def test_combine_picks_the_weakest_pass_across_kinds():
+    x = np.array([1, 2, 4, 8, 16.0])
+    s1 = C.slope_check(x, x**0.5 * np.exp([0, .01, -.01, .02, 0]), bound=0.0, upper=1.0)
+    s2 = C.slope_check(x, x**0.9 * np.exp([0, .01, -.01, .02, 0]), bound=0.0, upper=1.0)
+    r = C.combine([s1, s2])
+    assert r.verdict == "PASS" and r.effect == pytest.approx(s2.effect)  # 0.9 lies closer to the bound 1
+    a, b = _runs(0.0)
+    e1 = C.compare_equivalent(a, b, ratio_bounds=(0.8, 1.25), n_boot=NB)
+    e2 = C.compare_equivalent(1.15 * a, b, ratio_bounds=(0.8, 1.25), n_boot=NB)
+    assert C.combine([e1, e2]).effect == pytest.approx(e2.effect)
