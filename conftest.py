@@ -43,19 +43,24 @@ def _data_home(data) -> str:
 
 
 def missing_data_message(notebook: str, names, files, home: str) -> str:
-    """The skip reason: the notebook, its missing files (with addresses), the data home, the fix."""
+    """The skip reason: the missing files (with addresses), the data home, the variable, the fix.
+
+    ``notebook`` is named only when it is not the test location pytest prints anyway (``""``)."""
     listed = "; ".join(
         f"{getattr(f, 'path', f)}" + (f" <{f.url}>" if getattr(f, "url", None) else "") for f in files
     )
-    where = (f"{ENV_VAR}={os.environ[ENV_VAR]}" if os.environ.get(ENV_VAR)
-             else f"{ENV_VAR} unset, default data home {home}")
-    return (f"{notebook}: data missing for datasets {', '.join(names)} under {home} ({where}): "
-            f"{listed}. Run `make data` (python -m bandits.data ensure) with network access, or set "
-            f"{ENV_VAR} to a folder that holds these files.")
+    where = (f"{home} (from {ENV_VAR})" if os.environ.get(ENV_VAR)
+             else f"{home} (the default; {ENV_VAR} is unset)")
+    return (f"{notebook + ': ' if notebook else ''}data missing for datasets {', '.join(names)} "
+            f"in the data home {where}: {listed}. Run `make data` (python -m bandits.data ensure) "
+            f"with network access, or set {ENV_VAR} to a folder that holds these files.")
 
 
-def skip_reason(notebook: str, metadata) -> str | None:
-    """Why a notebook cannot run here (its declared data are missing), or None when it can."""
+def skip_reason(notebook: str, metadata, located: bool = False) -> str | None:
+    """Why a notebook cannot run here (its declared data are missing), or None when it can.
+
+    ``located``: the reason is shown next to the notebook's path (pytest's skip summary), so the
+    message leaves the path out."""
     names = notebook_datasets(metadata)
     if not names:
         return None
@@ -68,7 +73,7 @@ def skip_reason(notebook: str, metadata) -> str | None:
     files = list(missing(names))
     if not files:
         return None
-    return missing_data_message(notebook, names, files, _data_home(data))
+    return missing_data_message("" if located else notebook, names, files, _data_home(data))
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -85,6 +90,6 @@ def pytest_collection_modifyitems(session, config, items):
         nbfile = item.parent
         if nbfile not in reasons:
             rel = os.path.relpath(str(nbfile.path), str(config.rootpath))
-            reasons[nbfile] = skip_reason(rel, getattr(nbfile, "nb", {}).get("metadata", {}))
+            reasons[nbfile] = skip_reason(rel, getattr(nbfile, "nb", {}).get("metadata", {}), located=True)
         if reasons[nbfile]:
             item.add_marker(pytest.mark.skip(reason=reasons[nbfile]))

@@ -246,8 +246,9 @@ def test_skip_reason_names_files_addresses_and_variable(fake_data, tmp_path):
 
 def test_skip_reason_with_variable_set(fake_data, monkeypatch):
     monkeypatch.setenv("BANDITS_DATA_DIR", "/nowhere/data")
+    fake_data.data_home = lambda: Path("/nowhere/data")
     reason = _load_root_conftest().skip_reason("nb.ipynb", {"bandits": {"datasets": ["magic"]}})
-    assert "BANDITS_DATA_DIR=/nowhere/data" in reason
+    assert "data home /nowhere/data (from BANDITS_DATA_DIR)" in reason
 
 
 def test_notebook_datasets_validates():
@@ -296,7 +297,7 @@ def test_nbval_skips_notebook_with_missing_data(fake_data, tmp_path):
     assert rc == 0
     assert len(reports.skipped) == 3  # the three code cells
     reason = reports.skipped[0].longrepr[2]
-    assert reason.startswith("Skipped: notebooks/tiny.ipynb: data missing for datasets magic")
+    assert reason.startswith("Skipped: data missing for datasets magic in the data home")
     assert "magic/magic04.data" in reason and "BANDITS_DATA_DIR" in reason
     assert fake_data.asked == [["magic"]]  # asked once per notebook
 
