@@ -35,17 +35,20 @@ mode = "quick"          # "quick" | "full"
 seed = 0
 n_jobs = 2
 backend = "loky"        # "serial" | "loky" | "threading" | "dask"
+scheduler = None        # a running dask scheduler ("tcp://host:8786") for backend="dask"; None: $DASK_SCHEDULER_ADDRESS, else a local cluster
 out = "results/quick/async_theory"
 cache_dir = None
 
 # %%
 import pandas as pd
+from bandits.runner import resolve_scheduler
 from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
                                         claims_table, write_claims, write_provenance)
 from bandits.experiments import async_theory as th
 from bandits.plotting import save_figure
 
 validate_common(mode, seed, n_jobs, backend, out)
+resolve_scheduler(scheduler, backend)   # validated; every dask sweep below then uses that cluster
 params = th.theory_params(mode)
 out_dir = resolve_out(out)
 out_dir.mkdir(parents=True, exist_ok=True)

@@ -38,6 +38,7 @@ mode = "quick"          # "quick" | "full"
 seed = 0                # master seed: run r uses SeedSequence(seed).spawn(...)[r]
 n_jobs = 2              # worker processes
 backend = "loky"        # "serial" | "loky" | "threading" | "dask"
+scheduler = None        # a running dask scheduler ("tcp://host:8786") for backend="dask"; None: $DASK_SCHEDULER_ADDRESS, else a local cluster
 out = "results/quick/duets"   # output folder (relative paths are from the repository root)
 cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 functions = None        # None: all four of Figure 1, or a subset of ["h1", "h2", "branin", "hartmann4"]
@@ -45,11 +46,13 @@ n_runs = None           # None: the mode's value
 betas = None            # None: the paper's grid [0.2, 0.5, 1, 2, 5]
 
 # %%
+from bandits.runner import resolve_scheduler
 from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
                                         claims_table, write_claims, write_provenance)
 from bandits.experiments import duets as ex
 
 validate_common(mode, seed, n_jobs, backend, out)
+resolve_scheduler(scheduler, backend)   # validated; every dask sweep below then uses that cluster
 params = ex.fig1_params(mode, functions=functions, n_runs=n_runs, betas=betas)
 out_dir = resolve_out(out)
 out_dir.mkdir(parents=True, exist_ok=True)
