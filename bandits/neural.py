@@ -395,7 +395,8 @@ class TrainConfig:
 
 
 def train_full_batch(mlp: MLP, theta: torch.Tensor, X, y, config: TrainConfig,
-                     theta0: torch.Tensor | None = None, method: str = "auto") -> torch.Tensor:
+                     theta0: torch.Tensor | None = None, method: str = "auto",
+                     engine: str = "auto") -> torch.Tensor:
     """Full-batch gradient descent on ``L = data + reg`` (module docstring), **in place**.
 
     ``θ ← θ − η (c_data Σ_τ (f_τ − y_τ) g_τ + c_reg (θ − θ_ref))`` for ``config.steps`` steps, with
@@ -408,6 +409,12 @@ def train_full_batch(mlp: MLP, theta: torch.Tensor, X, y, config: TrainConfig,
         X: (n, d) or (B, n, d) local inputs; y: (n,) or (B, n) rewards. n = 0 does nothing.
         config: :class:`TrainConfig`.
         theta0: (p0,) the shared initialisation (needed when ``reg_target="theta0"``).
+        method: gradient route, as in :meth:`MLP.per_sample_grads`.
+        engine: for the one-hidden-layer closed form, ``"torch"`` or ``"numpy"`` (on the CPU
+            tensors' shared memory, so the update is still in place); ``"auto"`` takes numpy on
+            the CPU and torch on CUDA. Measured on one CPU thread (m = 20, d = 10, 2 agents):
+            numpy's per-call overhead is several times smaller than torch's for these tiny
+            arrays, and its batched matmul about twice as fast at n ≈ 1750.
     Returns:
         ``theta`` (the same tensor).
     """
@@ -427,7 +434,17 @@ def train_full_batch(mlp: MLP, theta: torch.Tensor, X, y, config: TrainConfig,
         ref = None
     if method == "auto":
         method = "closed_form" if mlp.depth == 1 else "func"
+    if engine not in ("auto", "torch", "numpy"):
+        raise ValueError(f"engine must be 'auto', 'torch' or 'numpy', got {engine!r}")
     if method == "closed_form" and mlp.depth == 1:
+        if engine == "auto":
+            engine = "numpy" if theta.device.type == "cpu" else "torch"
+        if engine == "numpy":
+            if theta.device.type != "cpu":
+                raise ValueError("engine='numpy' needs CPU tensors")
+            _train_one_hidden_layer_numpy(mlp, theta, X, y, int(config.steps), float(config.lr), c_data, c_reg,
+                                          ref)
+            return theta
         with torch.no_grad():
             _train_one_hidden_layer(mlp, theta, X, y, int(config.steps), float(config.lr), c_data, c_reg, ref)
         return theta
@@ -487,6 +504,60 @@ def _train_one_hidden_layer(mlp: MLP, theta, X, y, steps, lr, c_data, c_reg, ref
         if c_reg:
             g.add_(th - ref if ref is not None else th, alpha=c_reg)
         th.add_(g, alpha=-lr)
+
+
+def _train_one_hidden_layer_numpy(mlp: MLP, theta, X, y, steps, lr, c_data, c_reg, ref):
+    """:func:`_train_one_hidden_layer` in numpy on the memory of the CPU tensors (``Tensor.numpy()``
+    shares it), so ``theta`` — and every holder of its storage — is updated in place."""
+    th = theta.detach().numpy()
+    th = th if th.ndim == 2 else th[None]
+    Xb = X.detach().numpy()
+    Xb = Xb if Xb.ndim == 3 else Xb[None]
+    yb = y.detach().numpy()
+    yb = yb if yb.ndim == 2 else yb[None]
+    rf = None
+    if ref is not None:
+        rf = ref.detach().cpu().numpy()
+        rf = rf if rf.ndim == 2 else rf[None]
+    B, m, d = th.shape[0], mlp.m, mlp.d
+    o = mlp.offsets
+    c = mlp.out_scale
+    W1 = th[:, o[0]:o[1]].reshape(B, m, d)
+    if mlp.bias:
+        b1, w2, b2 = th[:, None, o[1]:o[2]], th[:, o[2]:o[3]], th[:, o[3]:o[4]]
+    else:
+        b1, w2, b2 = None, th[:, o[1]:o[2]], None
+    if not np.shares_memory(W1, th):  # pragma: no cover - reshape of a row slice is a view
+        raise RuntimeError("internal: W1 is not a view of theta")
+    for _ in range(steps):
+        a = Xb @ W1.transpose(0, 2, 1)  # (B, n, m)
+        if b1 is not None:
+            a += b1
+        mask = a > 0
+        h = np.maximum(a, 0.0, out=a)
+        f = (h @ w2[:, :, None])[..., 0]
+        if c != 1.0:
+            f *= c
+        if b2 is not None:
+            f += b2
+        r = f - yb
+        r *= c_data
+        delta = r[..., None] * w2[:, None, :]
+        delta *= mask
+        if c != 1.0:
+            delta *= c
+        parts = [(delta.transpose(0, 2, 1) @ Xb).reshape(B, m * d)]
+        if b1 is not None:
+            parts.append(delta.sum(1))
+        gw2 = (r[:, None, :] @ h)[:, 0, :]
+        parts.append(gw2 * c if c != 1.0 else gw2)
+        if b2 is not None:
+            parts.append(r.sum(1, keepdims=True))
+        g = np.concatenate(parts, axis=1)
+        if c_reg:
+            g += c_reg * (th - rf if rf is not None else th)
+        g *= lr
+        th -= g
 
 
 def average_params(thetas) -> torch.Tensor:

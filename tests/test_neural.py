@@ -217,3 +217,24 @@ def test_validation_messages():
         mlp = MLP(4, 4, device="cpu")
         train_full_batch(mlp, mlp.init_params(0), _X(3, 4), np.zeros(3), TrainConfig(objective="paper"))
     assert torch_device("auto").type in ("cpu", "cuda")
+
+
+@pytest.mark.parametrize("init,objective", [("official", "official"), ("ntk", "paper")])
+def test_numpy_and_torch_engines_agree_in_place(init, objective):
+    mlp = MLP(4, 6, 1, init, device="cpu")
+    theta0 = mlp.init_params(0)
+    thetas = torch.stack([mlp.init_params(s) for s in range(1, 4)])
+    X = torch.as_tensor(np.stack([_X(9, 4, s) for s in range(3)]))
+    y = torch.as_tensor(np.random.default_rng(0).standard_normal((3, 9)))
+    cfg = TrainConfig(steps=7, lr=1e-3, lam=0.2, objective=objective)
+    a, b = thetas.clone(), thetas.clone()
+    alias = a[1]  # a view holding part of the same storage
+    train_full_batch(mlp, a, X, y, cfg, theta0=theta0, engine="numpy")
+    train_full_batch(mlp, b, X, y, cfg, theta0=theta0, engine="torch")
+    torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-13)
+    assert torch.equal(alias, a[1]) and not torch.equal(a, thetas)
+    single = thetas[0].clone()
+    train_full_batch(mlp, single, X[0], y[0], cfg, theta0=theta0, engine="numpy")
+    torch.testing.assert_close(single, b[0], rtol=1e-12, atol=1e-13)
+    with pytest.raises(ValueError, match="engine"):
+        train_full_batch(mlp, single, X[0], y[0], cfg, theta0=theta0, engine="jax")

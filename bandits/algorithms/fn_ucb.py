@@ -119,6 +119,9 @@ class FNUCB(Policy):
         width, depth: the MLP (m = 20, one hidden layer in the paper's experiments).
         lam: λ (0.1 synthetic, 10 real data). nu_a: ν_TKN (UCB_a). nu_b: ν_TK (UCB_b).
         D: communication threshold (≥ 0; 0: a round every iteration).
+        nn_dtype: the network's dtype, ``"float64"`` (default; CPU and CUDA agree to round-off) or
+            ``"float32"`` (the official code's; about twice as fast to train). The linear
+            statistics are float64 either way.
         device: torch device of the network (``"auto"``: CUDA when present).
     """
 
@@ -130,7 +133,7 @@ class FNUCB(Policy):
                  alpha_mode="linear", alpha_ramp=700, alpha_delay=3, alpha_candidates=None,
                  alpha_recent=200, nn_mode="fedavg", aggregate=True, train_steps=30, lr=0.01,
                  objective="official", stop_train_after=2000, official_train_subset=False,
-                 mirror=None, device="auto", tie_break="random"):
+                 mirror=None, nn_dtype="float64", device="auto", tie_break="random"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
         _choice("nn_mode", nn_mode, NN_MODES)
         _choice("alpha_mode", alpha_mode, ALPHA_MODES)
@@ -138,6 +141,7 @@ class FNUCB(Policy):
         _choice("criterion", criterion, CRITERIA)
         _choice("features", features, FEATURES)
         _choice("tie_break", tie_break, ("random", "first"))
+        _choice("nn_dtype", nn_dtype, ("float64", "float32"))
         if not lam > 0:
             raise ValueError(f"lam must be > 0, got {lam}")
         if nu_a < 0 or nu_b < 0:
@@ -179,7 +183,9 @@ class FNUCB(Policy):
         if features == "ntk":
             nn = importlib.import_module("bandits.neural")
             self._nn = nn
-            self.mlp = nn.MLP(d_in, width, depth, init, device=device)
+            import torch
+
+            self.mlp = nn.MLP(d_in, width, depth, init, dtype=getattr(torch, nn_dtype), device=device)
             self.feature_scale = feature_scale
             if feature_scale not in nn.FEATURE_SCALES:
                 raise ValueError(f"feature_scale must be one of {nn.FEATURE_SCALES}, got {feature_scale!r}")
@@ -198,8 +204,6 @@ class FNUCB(Policy):
                 self.theta_feat = self.theta0
                 self.theta_sync = self.theta0.clone()
             if self.uses_nn:
-                import torch
-
                 self._X_buf = torch.zeros((N, T, d_in), dtype=self.mlp.dtype, device=self.mlp.device)
                 self._y_buf = torch.zeros((N, T), dtype=self.mlp.dtype, device=self.mlp.device)
         else:
