@@ -1,0 +1,491 @@
+r"""FN-UCB (Dai, Shu, Verma, Low & Jaillet, "Federated Neural Bandits", ICLR 2023): Figures 1–6 and their claims.
+
+Every curve is one algorithm of :mod:`bandits.algorithms` (FN-UCB: :mod:`~bandits.algorithms.fn_ucb`;
+baselines: :mod:`~bandits.algorithms.neural_baselines`) on one environment of
+:mod:`bandits.envs.neural_bandits`, run through :func:`bandits.runner.sweep` (cached, common random
+numbers: run r of every curve sees the same contexts and noise). The plotted quantity is the paper's
+average cumulative regret across agents, ``R̄(t) = (1/N) Σ_i Σ_{s≤t} r_{s,i}`` (Sec. 5), mean ± standard
+error over runs.
+
+Figures (paper Sec. 5 and App. E; spec §4.2)
+--------------------------------------------
+* 1a / 1b — cosine / square: Neural UCB, Neural TS, FN-UCB N ∈ {1, 2, 5, 10} (every-round
+  communication, D = 0).   1c — cosine N = 2: FN-UCB, only UCB_a, only UCB_b, no NN aggregation.
+  1d — cosine N = 5, D ∈ {5, 4, 2.5} and every round, with the average number of rounds.
+* 2a / 2b — shuttle / magic, m = 20, full matrices, λ = 10, ν_TKN = 0.1, ν_TK = 0.01: Neural UCB/TS,
+  FN-UCB N ∈ {1, 2, 5}.   2c — shuttle, diagonal approximation, m = 50 (baselines diagonal too).
+  2d — shuttle (diag, m = 50) N = 5, D ∈ {0.05, 0.03, 0.01} and every round.
+* 3 — FN-UCB (full) vs FN-UCB (Less Comm.), cosine and square, N ∈ {2, 5} (N is not stated: our choice).
+* 4 — Linear UCB/TS and Kernel UCB/TS (λ = 1, best ν ∈ {1, 0.1, 0.01} by mean final regret) beside the
+  neural methods on cosine, square, shuttle, magic (the panels are not stated: our choice).
+* 5 — shuttle m = 20, N = 5 (inferred from the yellow colour), without vs with diagonalisation.
+* 6 — R̄(T) vs N from the 1a/1b runs.
+
+The paper's mode and the official code's mode
+---------------------------------------------
+``mode="paper"`` curves use FN-UCB's default ``nn_mode="fedavg"`` (federated-valid; spec §2.10) and the
+paper's synthetic environment (contexts and ``a`` uniform on the sphere). Figures 1a, 1b and 2a are
+also run with ``nn_mode="official_shared"`` (one network trained in turn on every agent's data, the
+official code's behaviour, spec §8.3) on the code's environment (cube-normalised contexts, the fixed
+``a``; for shuttle the code's fixed per-agent row orders), labelled "[official]"; those are the runs the
+released numbers of spec §4.3 (:data:`RELEASED`) are compared with (ordering and rough level only).
+
+Hyperparameters (Sec. 5): synthetic λ = ν_TKN = ν_TK = 0.1; real λ = 10, ν_TKN = 0.1, ν_TK = 0.01;
+one hidden layer, m = 20; α linear over the first 700 iterations; training 30 steps of lr 0.01, stopped
+after iteration 2000; Neural UCB/TS with ν = 0.1 in the paper's width form (≡ the code's ν = 0.01,
+:func:`~bandits.algorithms.neural_baselines.width_coefficient`); for the real data the baselines use the
+paper's "same set of parameters", i.e. ν = ν_TKN = 0.1.
+
+Quick mode (spec §9.2): T = 1000, 2 runs, N ∈ {1, 2, 5}, D sets {0, 2.5, 5} (cosine) and
+{0, 0.01, 0.05} (shuttle diag), shuttle diag with m = 20, the ν grid reduced to {0.1}; NN training is
+then never stopped (stop_train_after = 2000 > T). The figure groups to run are a parameter
+(``figures``), so a notebook can run a subset.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..runner import run_key, sweep
+from .common import Claim, ParameterError, check_int, check_subset, fmt, mode_params
+
+__all__ = ["FIGURES", "RELEASED", "RELEASED_T1000", "fn_params", "validate_fn", "curves", "fn_tasks",
+           "run_fn", "FNResults", "fn_claims", "released_table", "plot_panels", "plot_fig6", "PANELS"]
+
+FIGURES = ("1a", "1b", "1c", "1d", "2a", "2b", "2c", "2d", "3", "4", "5", "6")
+
+#: Released R̄(5000) read from the official repository's pickles and notebook (spec §4.3).
+RELEASED = {
+    "cosine": {"NeuralUCB": 92, "NeuralTS": 122, 1: 81, 2: 38, 5: 27, 10: 10},
+    "square": {"NeuralUCB": 187, "NeuralTS": 167, 1: 158, 2: 100, 5: 42, 10: 21},
+    "shuttle": {"NeuralUCB": 720, "NeuralTS": 560, 1: 460, 2: 280, 5: 135},
+    "magic": {"NeuralUCB": 950, "NeuralTS": 995, 1: 922, 2: 907, 5: 875},
+}
+#: Released R̄(1000) (spec §4.3, read off the figures).
+RELEASED_T1000 = {
+    "cosine": {"NeuralUCB": 80, "NeuralTS": 102, 1: 72, 2: 35, 5: 20, 10: 8},
+    "square": {"NeuralTS": 123, 1: 92, 2: 76, 10: 18},
+}
+
+_FULL = dict(T=5000, n_runs=3, Ns=[1, 2, 5, 10], Ns_real=[1, 2, 5], D_cosine=[5.0, 4.0, 2.5],
+             D_shuttle=[0.05, 0.03, 0.01], m=20, m_diag=50, nu_grid=[1.0, 0.1, 0.01], Ns_fig3=[2, 5],
+             stop_train_after=2000, figures=list(FIGURES), official=True, device="cpu", stride=10)
+_QUICK = dict(_FULL, T=1000, n_runs=2, Ns=[1, 2, 5], D_cosine=[5.0, 2.5], D_shuttle=[0.05, 0.01], m_diag=20,
+              nu_grid=[0.1], stride=1)
+
+SYNTH = {"lam": 0.1, "nu_a": 0.1, "nu_b": 0.1}
+REAL = {"lam": 10.0, "nu_a": 0.1, "nu_b": 0.01}
+
+
+def fn_params(mode: str = "quick", **overrides) -> dict:
+    """The parameters of ``mode`` ("quick" or "full") with overrides (None = keep) applied."""
+    p = mode_params(mode, _FULL, _QUICK, overrides, "FN-UCB")
+    validate_fn(p)
+    return p
+
+
+def validate_fn(p: dict) -> None:
+    for k in ("T", "n_runs", "m", "m_diag", "stride"):
+        check_int(k, p[k], 1)
+    check_int("stop_train_after", p["stop_train_after"], 0)
+    check_subset("figures", p["figures"], FIGURES)
+    for k in ("Ns", "Ns_real", "Ns_fig3"):
+        if not p[k] or any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 for n in p[k]):
+            raise ParameterError(f"parameter {k!r} must be a non-empty list of integers >= 1, got {p[k]!r}")
+    for k in ("D_cosine", "D_shuttle", "nu_grid"):
+        if not p[k] or any(isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0 for v in p[k]):
+            raise ParameterError(f"parameter {k!r} must be a non-empty list of numbers > 0, got {p[k]!r}")
+    if p["device"] not in ("cpu", "cuda", "auto"):
+        raise ParameterError(f"parameter 'device' must be 'cpu', 'cuda' or 'auto', got {p['device']!r}")
+
+
+def _env(name: str, official: bool) -> dict:
+    if name in ("cosine", "square"):
+        e = {"kind": "fn_synthetic", "function": name}
+        return dict(e, sampler="cube_normalized", a="official") if official else e
+    e = {"kind": "fn_classification", "dataset": name}
+    return dict(e, official_streams=True) if official else e
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One curve: ``figure`` group, ``env`` name, legend ``label``, algorithm, params, N."""
+
+    figure: str
+    env: str
+    label: str
+    algorithm: str
+    params: tuple
+    N: int
+    official: bool = False
+
+    def config(self, p: dict) -> dict:
+        return {"loop": "regret", "env": _env(self.env, self.official), "env_seed": 0,
+                "algorithm": self.algorithm, "params": dict(self.params), "N": int(self.N), "T": int(p["T"])}
+
+
+def _fn(p, hyper, **kw):
+    """FN-UCB parameters; options left at FN-UCB's defaults (D = 0, diag = False) are omitted, so a run
+    shared by several figures has one configuration (and is computed once)."""
+    kw = {k: v for k, v in kw.items() if not ((k == "D" and v == 0) or (k == "diag" and not v))}
+    return tuple(sorted(dict(hyper, width=kw.pop("width", p["m"]), stop_train_after=p["stop_train_after"],
+                             device=p["device"], **kw).items()))
+
+
+def _neural(p, hyper, **kw):
+    return tuple(sorted(dict(lam=hyper["lam"], nu=0.1, width=kw.pop("width", p["m"]),
+                             stop_train_after=p["stop_train_after"], device=p["device"], **kw).items()))
+
+
+def curves(p: dict) -> list[Curve]:
+    """Every curve of the requested figure groups (module docstring)."""
+    figs, out = set(p["figures"]), []
+    for fig, env in (("1a", "cosine"), ("1b", "square"), ("2a", "shuttle"), ("2b", "magic")):
+        if fig not in figs and not (fig in ("1a", "1b") and "6" in figs) and not (fig == "2a" and "5" in figs):
+            continue
+        hyper = SYNTH if env in ("cosine", "square") else REAL
+        Ns = p["Ns"] if fig in ("1a", "1b") else p["Ns_real"]
+        for off in ([False, True] if (p["official"] and fig in ("1a", "1b", "2a")) else [False]):
+            tag = " [official]" if off else ""
+            for alg in ("NeuralUCB", "NeuralTS"):
+                out.append(Curve(fig, env, alg + tag, alg, _neural(p, hyper), 1, off))
+            for N in Ns:
+                extra = {"nn_mode": "official_shared"} if off else {}
+                out.append(Curve(fig, env, f"FN-UCB (N={N}){tag}", "FN-UCB", _fn(p, hyper, **extra), N, off))
+    if "1c" in figs:
+        for lab, alg in (("FN-UCB (N=2)", "FN-UCB"), ("only UCB_a", "FN-UCB [only UCB_a]"),
+                         ("only UCB_b", "FN-UCB [only UCB_b]"), ("no NN aggregation", "FN-UCB [no aggregation]")):
+            out.append(Curve("1c", "cosine", lab, alg, _fn(p, SYNTH), 2))
+    if "1d" in figs:
+        for D in [0.0] + list(p["D_cosine"]):
+            lab = "FN-UCB (N=5, comm. every round)" if D == 0 else f"FN-UCB (N=5, D={D:g})"
+            out.append(Curve("1d", "cosine", lab, "FN-UCB", _fn(p, SYNTH, D=float(D)), 5))
+    if "2c" in figs:
+        for alg in ("NeuralUCB [diag]", "NeuralTS [diag]"):
+            out.append(Curve("2c", "shuttle", alg, alg, _neural(p, REAL, width=p["m_diag"]), 1))
+        for N in p["Ns_real"]:
+            out.append(Curve("2c", "shuttle", f"FN-UCB (N={N}, diag)", "FN-UCB",
+                             _fn(p, REAL, width=p["m_diag"], diag=True), N))
+    if "2d" in figs:
+        for D in [0.0] + list(p["D_shuttle"]):
+            lab = "FN-UCB (N=5, diag, comm. every round)" if D == 0 else f"FN-UCB (N=5, diag, D={D:g})"
+            out.append(Curve("2d", "shuttle", lab, "FN-UCB", _fn(p, REAL, width=p["m_diag"], diag=True, D=float(D)), 5))
+    if "3" in figs:
+        for env in ("cosine", "square"):
+            for N in p["Ns_fig3"]:
+                for var in ("less_comm", "full"):
+                    lab = f"FN-UCB (N={N}, {'Less Comm.' if var == 'less_comm' else 'full'})"
+                    out.append(Curve("3", env, lab, "FN-UCB", _fn(p, SYNTH, variant=var), N))
+    if "4" in figs:
+        for env in ("cosine", "square", "shuttle", "magic"):
+            hyper = SYNTH if env in ("cosine", "square") else REAL
+            for alg in ("NeuralUCB", "NeuralTS"):
+                out.append(Curve("4", env, alg, alg, _neural(p, hyper), 1))
+            for alg in ("LinearUCB", "LinearTS", "KernelUCB (FN)", "KernelTS"):
+                for nu in p["nu_grid"]:
+                    out.append(Curve("4", env, f"{alg} (ν={nu:g})", alg, tuple(sorted({"lam": 1.0, "nu": float(nu)}.items())), 1))
+    if "5" in figs:
+        for diag in (False, True):
+            out.append(Curve("5", "shuttle", f"FN-UCB (N=5, m=20{', diag' if diag else ''})", "FN-UCB",
+                             _fn(p, REAL, width=20, diag=diag), 5))
+    return out
+
+
+def fn_tasks(p: dict) -> tuple[list[tuple[dict, int]], list[tuple[Curve, int]]]:
+    """Distinct ``(config, rep)`` tasks (a run shared by several figures is computed once) and, for every
+    (curve, rep), the index of its task."""
+    cs = curves(p)
+    tasks, index, where = [], {}, []
+    for c in cs:
+        cfg = c.config(p)
+        for rep in range(p["n_runs"]):
+            k = run_key(cfg, 0, rep)
+            if k not in index:
+                index[k] = len(tasks)
+                tasks.append((cfg, rep))
+            where.append((c, rep, index[k]))
+    return tasks, where
+
+
+@dataclass
+class FNResults:
+    params: dict
+    curves: "object"  # DataFrame: figure, env, label, N, rep, t, regret (R̄(t)), rounds (cumulative)
+    runs: "object"  # DataFrame: one row per (curve, rep): R_T (= R̄(T)), rounds, wall_time
+    n_cached: int = 0
+    n_computed: int = 0
+
+
+def run_fn(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache_dir: str | None = None,
+           progress: bool = True) -> FNResults:
+    """Run every curve's runs and return the tidy tables."""
+    import pandas as pd
+
+    tasks, where = fn_tasks(p)
+    results, stats = sweep(tasks, seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir, progress=progress,
+                           desc="FN-UCB")
+    T, stride = p["T"], p["stride"]
+    keep = np.unique(np.r_[np.arange(stride - 1, T, stride), T - 1])
+    rows, run_rows = [], []
+    for c, rep, i in where:
+        a, meta = results[i]["arrays"], results[i]["meta"]
+        R = np.cumsum(a["regret"]) / c.N
+        rt = meta["info"].get("round_times")
+        lab = {"figure": c.figure, "env": c.env, "label": c.label, "algorithm": c.algorithm, "N": c.N,
+               "official": c.official, "rep": rep}
+        frame = {**lab, "t": keep + 1, "regret": R[keep]}
+        if rt is not None:  # cumulative communication rounds up to t
+            frame["rounds"] = np.searchsorted(np.sort(np.asarray(rt, dtype=float)), keep, side="right")
+        rows.append(pd.DataFrame(frame))
+        n_rounds = meta["info"].get("n_rounds", 0)
+        run_rows.append({**lab, **{k: v for k, v in c.params if k in ("D", "nu", "diag", "variant", "width")},
+                         "R_T": float(R[-1]), "rounds": float(n_rounds or 0), "wall_time": meta["wall_time"]})
+    return FNResults(p, pd.concat(rows, ignore_index=True), pd.DataFrame(run_rows), stats.cached, stats.computed)
+
+
+# ------------------------------------------------------------------------------------- claims
+Q = {
+    "n1": "our FN-UCB with N = 1 agent performs comparably with Neural UCB and Neural TS (Sec. 5.1)",
+    "nscale": "the federation of a larger number N of agents consistently improves the performance of our "
+              "FN-UCB (Sec. 5.1)",
+    "n2": "the federation of N = 2 agents can already provide significant improvements over non-federated "
+          "algorithms (Sec. 5.1)",
+    "onlyA": "relying solely on UCB_a leads to significantly larger regrets in the long run (Sec. 5.1, Fig. 1c)",
+    "onlyB": "[the green curve, only UCB_b] quickly learns to achieve much smaller regrets [than the red curve, "
+             "only UCB_a] (Sec. 5.1, Fig. 1c)",
+    "agg": "the aggregation of the NN parameters significantly improves the performance of FN-UCB (i.e., the blue "
+           "curve has much smaller regrets than the yellow one) (Sec. 5.1, Fig. 1c)",
+    "D": "more frequent communications (i.e., smaller values of D ...) lead to smaller regrets (Sec. 5.1/5.2, "
+         "Figs. 1d, 2d)",
+    "real": "our FN-UCB with N = 2 agents consistently outperforms standard Neural UCB and Neural TS, and its "
+            "performance also improves with the federation of more agents (Sec. 5.2)",
+    "diag_lower": "the regrets in Fig. 2c [m = 50, diag.] are in general smaller than those in Fig. 2a [m = 20, "
+                  "no diag.] (Sec. 5.2)",
+    "fig3": "The results (Figs. 3a and 3b in App. E) show that their empirical performances are very similar (Sec. 5.1)",
+    "fig4": "both linear and kernelized contextual bandit algorithms are outperformed by neural contextual bandit "
+            "algorithms (App. E, Fig. 4)",
+    "fig5": "for the same width of the NN, the technique of diagonalization indeed results in worse performances "
+            "(App. E, Fig. 5)",
+    "fig6": "the average cumulative regret (averaged across all N agents) is indeed decreasing as the number N of "
+            "agents increases (App. E, Fig. 6)",
+}
+
+
+def _per_run(runs, figure, env, label):
+    r = runs[(runs.figure == figure) & (runs.env == env) & (runs.label == label)].sort_values("rep")
+    return r.R_T.to_numpy(float), r.rep.to_numpy()
+
+
+def _has(runs, figure, env, label):
+    return bool(((runs.figure == figure) & (runs.env == env) & (runs.label == label)).any())
+
+
+def _lower(runs, fig, env, a, b, level, method, scale=1.0):
+    """R̄(T) of label a below label b (paired over runs)."""
+    from ..claims import compare_paired
+
+    x, rx = _per_run(runs, fig, env, a)
+    y, ry = _per_run(runs, fig, env, b)
+    return compare_paired(x, y, "<", 0.0, scale=scale, label=f"R̄(T) {a} − {b}", level=level, method=method,
+                          reps_a=rx, reps_b=ry)
+
+
+def _means(runs, fig, env, labels):
+    return "; ".join(f"{l} {fmt(_per_run(runs, fig, env, l)[0].mean())}" for l in labels if _has(runs, fig, env, l))
+
+
+def fn_claims(res: FNResults, level: float = 0.95, method: str = "percentile") -> list[Claim]:
+    """The paper's claims (Sec. 5, App. E), each a paired comparison over runs (:mod:`bandits.claims`)."""
+    from ..claims import combine, compare_equivalent, slope_check
+
+    runs, p, out = res.runs, res.params, []
+    figs = set(p["figures"])
+    how = f"paired over runs, {level:.0%} {method} interval"
+
+    def add(cid, q, check, parts, fig, env, labels):
+        if not parts:
+            return
+        r = combine(parts) if len(parts) > 1 else parts[0]
+        out.append(Claim.from_result(cid, Q[q], check, r, value=_means(runs, fig, env, labels) + f"; deciding: {r.label}"))
+
+    for fig, env, Ns in (("1a", "cosine", p["Ns"]), ("1b", "square", p["Ns"]), ("2a", "shuttle", p["Ns_real"]),
+                         ("2b", "magic", p["Ns_real"]), ("2c", "shuttle", p["Ns_real"])):
+        if fig not in figs:
+            continue
+        sfx = ", diag)" if fig == "2c" else ")"
+        base = ["NeuralUCB [diag]", "NeuralTS [diag]"] if fig == "2c" else ["NeuralUCB", "NeuralTS"]
+        fl = [f"FN-UCB (N={N}{sfx}" for N in Ns]
+        if fig in ("1a", "1b") and 1 in Ns:
+            parts = []
+            for b in base:
+                x, rx = _per_run(runs, fig, env, fl[Ns.index(1)])
+                y, ry = _per_run(runs, fig, env, b)
+                parts.append(compare_equivalent(x, y, ratio_bounds=(2 / 3, 1.5), label=f"R̄(T) FN-UCB (N=1) / {b}",
+                                                level=level, method=method, reps_a=rx, reps_b=ry))
+            add(f"fig{fig}-n1-comparable", "n1", f"{env}: R̄(T) of FN-UCB N=1 / each of Neural UCB, Neural TS within "
+                f"[2/3, 3/2] ({how}; the margin is our choice)", parts, fig, env, [fl[Ns.index(1)]] + base)
+        if 2 in Ns:
+            parts = [_lower(runs, fig, env, fl[Ns.index(2)], b, level, method) for b in base]
+            q = "real" if fig in ("2a", "2b", "2c") else "n2"
+            add(f"fig{fig}-n2-beats-baselines", q, f"{env}: R̄(T) of FN-UCB N=2 below Neural UCB's and Neural TS's "
+                f"({how})", parts, fig, env, [fl[Ns.index(2)]] + base)
+        parts = [_lower(runs, fig, env, fl[j + 1], fl[j], level, method) for j in range(len(Ns) - 1)]
+        add(f"fig{fig}-improves-with-N", "real" if fig.startswith("2") else "nscale",
+            f"{env}: R̄(T) strictly decreasing along N = {Ns} (each step paired; {how})", parts, fig, env, fl)
+    if p["official"]:
+        for fig, env, Ns in (("1a", "cosine", p["Ns"]), ("1b", "square", p["Ns"]), ("2a", "shuttle", p["Ns_real"])):
+            if fig not in figs:
+                continue
+            fl = [f"FN-UCB (N={N}) [official]" for N in Ns]
+            parts = [_lower(runs, fig, env, fl[j + 1], fl[j], level, method) for j in range(len(Ns) - 1)]
+            add(f"fig{fig}-improves-with-N-official", "nscale", f"{env}, official_shared mode (the code's behaviour): "
+                f"R̄(T) strictly decreasing along N = {Ns} ({how})", parts, fig, env, fl)
+    if "1c" in figs:
+        full, a, b, noagg = "FN-UCB (N=2)", "only UCB_a", "only UCB_b", "no NN aggregation"
+        labels = [full, a, b, noagg]
+        add("fig1c-only-ucb-a-worst", "onlyA", f"cosine N=2: R̄(T) of only-UCB_a above every other variant's ({how})",
+            [_lower(runs, "1c", "cosine", x, a, level, method) for x in (full, b, noagg)], "1c", "cosine", labels)
+        add("fig1c-only-ucb-b-below-a", "onlyB", f"cosine N=2: R̄(T) of only-UCB_b below only-UCB_a's ({how})",
+            [_lower(runs, "1c", "cosine", b, a, level, method)], "1c", "cosine", labels)
+        add("fig1c-aggregation-helps", "agg", f"cosine N=2: R̄(T) of FN-UCB below the no-aggregation variant's ({how})",
+            [_lower(runs, "1c", "cosine", full, noagg, level, method)], "1c", "cosine", labels)
+    for fig, env, Ds, pre in (("1d", "cosine", p["D_cosine"], "FN-UCB (N=5"), ("2d", "shuttle", p["D_shuttle"],
+                                                                                "FN-UCB (N=5, diag")):
+        if fig not in figs:
+            continue
+        Ds = sorted(Ds)
+        labels = [f"{pre}, comm. every round)"] + [f"{pre}, D={D:g})" for D in Ds]
+        parts = [_lower(runs, fig, env, labels[j], labels[j + 1], level, method) for j in range(len(labels) - 1)]
+        add(f"fig{fig}-smaller-D-less-regret", "D", f"{env}: R̄(T) strictly increasing along D = [0] + {Ds} "
+            f"(each step paired; {how})", parts, fig, env, labels)
+    if "2c" in figs and "2a" in figs:
+        parts = []
+        for N in p["Ns_real"]:
+            x, rx = _per_run(runs, "2c", "shuttle", f"FN-UCB (N={N}, diag)")
+            y, ry = _per_run(runs, "2a", "shuttle", f"FN-UCB (N={N})")
+            from ..claims import compare_paired
+
+            parts.append(compare_paired(x, y, "<", 0.0, label=f"R̄(T) N={N}: 2c − 2a", level=level, method=method,
+                                        reps_a=rx, reps_b=ry))
+        add("fig2c-below-fig2a", "diag_lower", f"shuttle: FN-UCB R̄(T) with diag (m={p['m_diag']}) below full (m={p['m']}) "
+            f"for every N ({how})", parts, "2c", "shuttle", [f"FN-UCB (N={N}, diag)" for N in p["Ns_real"]])
+    if "3" in figs:
+        for env in ("cosine", "square"):
+            parts = []
+            for N in p["Ns_fig3"]:
+                x, rx = _per_run(runs, "3", env, f"FN-UCB (N={N}, Less Comm.)")
+                y, ry = _per_run(runs, "3", env, f"FN-UCB (N={N}, full)")
+                parts.append(compare_equivalent(x, y, ratio_bounds=(0.85, 1 / 0.85), level=level, method=method,
+                                                label=f"R̄(T) Less Comm. / full, N={N}", reps_a=rx, reps_b=ry))
+            add(f"fig3-lesscomm-similar-{env}", "fig3", f"{env}: R̄(T) ratio Less Comm. / full within [0.85, 1/0.85] "
+                f"for every N (spec E11's 15%; {how})", parts, "3", env,
+                [f"FN-UCB (N={N}, {v})" for N in p["Ns_fig3"] for v in ("Less Comm.", "full")])
+    if "4" in figs:
+        for env in ("cosine", "square", "shuttle", "magic"):
+            r4 = runs[(runs.figure == "4") & (runs.env == env)]
+            if r4.empty:
+                continue
+            means = r4.groupby("label").R_T.mean()
+            neural = [l for l in ("NeuralUCB", "NeuralTS") if l in means.index]
+            best_neural = means[neural].idxmax()  # the worse neural method must still win
+            parts = []
+            for alg in ("LinearUCB", "LinearTS", "KernelUCB (FN)", "KernelTS"):
+                cands = [l for l in means.index if l.startswith(alg + " (")]
+                if cands:
+                    parts.append(_lower(runs, "4", env, best_neural, means[cands].idxmin(), level, method))
+            add(f"fig4-neural-beats-linear-kernel-{env}", "fig4", f"{env}: R̄(T) of the worse of Neural UCB/TS below "
+                f"each linear/kernel method at its best ν ({how})", parts, "4", env, list(means.index))
+    if "5" in figs:
+        add("fig5-diag-worse", "fig5", f"shuttle N=5, m=20: R̄(T) without diag below with diag ({how})",
+            [_lower(runs, "5", "shuttle", "FN-UCB (N=5, m=20)", "FN-UCB (N=5, m=20, diag)", level, method)],
+            "5", "shuttle", ["FN-UCB (N=5, m=20)", "FN-UCB (N=5, m=20, diag)"])
+    if "6" in figs:
+        for env, fig in (("cosine", "1a"), ("square", "1b")):
+            r = runs[(runs.figure == fig) & (runs.env == env) & runs.label.str.match(r"FN-UCB \(N=\d+\)$")]
+            if r.N.nunique() < 2:
+                continue
+            s = slope_check(r.N.to_numpy(float), r.R_T.to_numpy(float), "<", 0.0, label=f"{env}: d log R̄(T) / d log N",
+                            level=level)
+            m = r.groupby("N").R_T.mean()
+            out.append(Claim.from_result(f"fig6-decreasing-in-N-{env}", Q["fig6"],
+                                         f"{env}: log-log slope of R̄(T) vs N < 0 (fitted over all runs)", s,
+                                         value="; ".join(f"N={n}: {fmt(v)}" for n, v in m.items()) + f"; {s.text()}"))
+    return out
+
+
+def released_table(res: FNResults):
+    """The official_shared runs beside the released numbers (spec §4.3): R̄(T) per curve. The released
+    values are for T = 5000 (and, where read, T = 1000); the comparison is of ordering and rough level."""
+    import pandas as pd
+
+    T = res.params["T"]
+    ref = RELEASED if T == 5000 else RELEASED_T1000 if T == 1000 else {}
+    rows = []
+    r = res.runs[res.runs.official]
+    for (env, label), g in r.groupby(["env", "label"]):
+        key = label.replace(" [official]", "")
+        key = int(key.split("N=")[1].rstrip(")")) if key.startswith("FN-UCB") else key
+        rows.append({"env": env, "curve": label, "R_T (ours, mean)": float(g.R_T.mean()),
+                     f"released R̄({T})": ref.get(env, {}).get(key, np.nan), "runs": len(g)})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------ figures
+PANELS = {"1a": "(1a) cosine", "1b": "(1b) square", "1c": "(1c) cosine, components", "1d": "(1d) cosine, D values",
+          "2a": "(2a) shuttle", "2b": "(2b) magic telescope", "2c": "(2c) shuttle (diag.)", "2d": "(2d) shuttle (diag.), D",
+          "3": "(3) Less Comm. vs full", "4": "(4) linear and kernel baselines", "5": "(5) shuttle, diag vs full (m=20)"}
+
+
+def plot_panels(res: FNResults, figures, official: bool | None = False, band: str = "se"):
+    """One panel per (figure, env): R̄(t), mean ± s.e. over runs (``official``: None shows both modes)."""
+    from ..plotting import BAND_TEXT, band_plot, color_for, setup_style
+
+    plt = setup_style()
+    c = res.curves
+    keys = [(f, e) for f in figures for e in c[c.figure == f].env.unique()]
+    if not keys:
+        return None
+    ncol = min(4, len(keys))
+    nrow = int(np.ceil(len(keys) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.6 * ncol, 3.0 * nrow), squeeze=False)
+    for ax, (f, e) in zip(axes.ravel(), keys):
+        s = c[(c.figure == f) & (c.env == e)]
+        if official is not None:
+            s = s[s.official == official]
+        for i, lab in enumerate(dict.fromkeys(s.label)):
+            piv = s[s.label == lab].pivot(index="rep", columns="t", values="regret")
+            band_plot(ax, piv.columns.values, piv.values, lab, color_for(lab, i), band=band, bounds=(0, None),
+                      linestyle="--" if "[official]" in lab else "-")
+        ax.set_title(PANELS.get(f, f) + ("" if f not in ("3", "4") else f": {e}"), fontsize=9)
+        ax.set_xlabel("Iterations")
+        ax.legend(fontsize=6)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("Cumulative regret (avg. over agents)")
+    for ax in axes.ravel()[len(keys):]:
+        ax.set_visible(False)
+    fig.suptitle(f"FN-UCB reproduced: T={res.params['T']}, {res.params['n_runs']} runs, {BAND_TEXT[band]}", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_fig6(res: FNResults):
+    """Figure 6: R̄(T) vs N (mean ± s.e.) for cosine and square, paper mode (and official_shared if run)."""
+    from ..plotting import setup_style
+
+    plt = setup_style()
+    fig, axes = plt.subplots(1, 2, figsize=(7, 2.8))
+    for ax, (env, f) in zip(axes, (("cosine", "1a"), ("square", "1b"))):
+        r = res.runs[(res.runs.figure == f) & res.runs.label.str.startswith("FN-UCB")]
+        for off, g in r.groupby("official"):
+            s = g.groupby("N").R_T.agg(["mean", "std", "count"])
+            se = (s["std"] / np.sqrt(s["count"])).fillna(0)
+            ax.errorbar(s.index, s["mean"], yerr=se, marker="o", capsize=2,
+                        label="official_shared" if off else "fedavg (paper mode)")
+        ax.set_xscale("log")
+        ax.set_xlabel("N")
+        ax.set_title(f"(6) {env}")
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel(f"R̄({res.params['T']})")
+    fig.tight_layout()
+    return fig
