@@ -58,7 +58,9 @@ zero), which is exactly ``torch.optim.SGD(lr, weight_decay=λ/n)`` on ``nn.MSELo
 The paper's App. E says "stochastic gradient descent … 30 iterations with a learning rate of
 0.01"; the official code is full-batch (every step uses all local data), which we follow (the
 paper is silent on the batch size). For one hidden layer the gradient is the closed form above
-contracted with the residuals (no per-sample matrix is formed); otherwise ``torch.func.grad``.
+contracted with the residuals (no per-sample matrix is formed), run in numpy on the CPU tensors'
+own memory (``engine="auto"``; measured faster than torch for these tiny arrays) or in torch on
+CUDA; otherwise ``torch.func.grad``.
 Rows of a batch ``(B, p0)`` (one per agent, all with ``n`` points) are trained independently in
 one batched computation; training is in place (``theta`` is overwritten), so agents that share
 one storage really share their training.
