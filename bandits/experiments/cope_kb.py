@@ -492,7 +492,7 @@ def wilson_interval(k, n, level: float = 0.95):
     :math:`\frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n}`."""
     from scipy.stats import norm
 
-    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    k, n = np.rint(np.asarray(k, dtype=float)), np.asarray(n, dtype=float)
     z = float(norm.ppf(0.5 + level / 2))
     ph = k / n
     c = (ph + z * z / (2 * n)) / (1 + z * z / n)
@@ -539,8 +539,9 @@ def plot_fig3(fb, p):
             x = e[(e["rank"] == rank) & (e.method == m)].sort_values("T")
             c, ls = _STYLE.get(m, (None, "-"))
             lo, hi = wilson_interval(x["mean"].to_numpy() * x["count"].to_numpy(), x["count"].to_numpy())
-            ax.errorbar(x["T"], x["mean"], yerr=[x["mean"] - lo, hi - x["mean"]], label=m, color=c, ls=ls, marker="o",
-                        ms=3, capsize=2)
+            mu = x["mean"].to_numpy(float)
+            ax.errorbar(x["T"], mu, yerr=[np.maximum(mu - lo, 0.0), np.maximum(hi - mu, 0.0)], label=m, color=c, ls=ls,
+                        marker="o", ms=3, capsize=2)
         ax.set_xscale("log")
         ax.set_xlabel("budget T per agent")
         ax.set_title(CASE_TITLES.get(rank, f"rank(K_Z) = {rank}"), fontsize=9)
