@@ -327,3 +327,16 @@ def test_paper_parametrisation_runs_with_mirrored_inputs():
     np.testing.assert_allclose(pol._nn_predict(pol._inputs(X)), 0.0, atol=1e-12)  # f(x; θ0) = 0
     tr = _run(pol, _env(), T, N)
     assert np.all(np.isfinite(tr.regret)) and led.rounds() == T
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_same_seed_same_numbers_on_cuda_and_close_to_cpu():
+    N, T = 2, 15
+    res = []
+    for device in ("cuda", "cuda", "cpu"):
+        pol, led = _policy(N, T, D=0.2, seed=11, device=device)
+        tr = _run(pol, _env(), T, N, seed=4)
+        res.append((tr.regret, pol.theta_sync.cpu().clone()))
+    np.testing.assert_array_equal(res[0][0], res[1][0])
+    assert torch.equal(res[0][1], res[1][1])
+    torch.testing.assert_close(res[0][1], res[2][1], rtol=1e-9, atol=1e-10)
