@@ -10,7 +10,7 @@
 #
 # Data: BANDITS_DATA_DIR is not set here. When the environment (or the command line) sets it, as
 # CI's .ci/run does, that folder is the data home; otherwise the package's per-user cache folder is
-# (`python -m bandits.data ensure --help` prints it).
+# (`python -m bandits.data --help` prints it).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -28,8 +28,9 @@ OMP_NUM_THREADS ?= 1
 OPENBLAS_NUM_THREADS ?= 1
 MKL_NUM_THREADS ?= 1
 export OMP_NUM_THREADS OPENBLAS_NUM_THREADS MKL_NUM_THREADS
+# Exported to the notebook runs only (figures, quick), not to the unit tests.
 ifneq ($(strip $(SCHEDULER)),)
-export DASK_SCHEDULER_ADDRESS := $(strip $(SCHEDULER))
+figures quick: export DASK_SCHEDULER_ADDRESS := $(strip $(SCHEDULER))
 endif
 
 NOTEBOOKS ?= $(sort $(wildcard notebooks/*.ipynb))
