@@ -351,3 +351,45 @@ def test_nbtools_unpair_and_times(tmp_path):
     assert "| x | full | 2 | 1 min 35 s | 2 min 05 s | 2026-01-01T00:02:05 |" in table
     assert "| y | - | - | - | not run | - |" in table
     assert "**2 min 05 s**" in table
+
+
+# ----------------------------------------------------------------------------------------------
+# Makefile wiring (dry runs: `make -n` prints the recipes without running them)
+# ----------------------------------------------------------------------------------------------
+def _make_n(*args, env_extra=None):
+    import os
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("BANDITS_DATA_DIR", "SCHEDULER", "NOTEBOOKS", "DASK_SCHEDULER_ADDRESS", "MAKEFLAGS")}
+    env.update(env_extra or {})
+    out = subprocess.run(["make", "-n", "-o", ".venv/.stamp", *args], cwd=ROOT, env=env, text=True,
+                         capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_make_figures_recipe():
+    text = _make_n("figures", "NOTEBOOKS=notebooks/async_kernelucb.py notebooks/duets.ipynb")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    ensure = next(i for i, ln in enumerate(lines) if 'ds="magic mushroom movielens yelp"' in ln)
+    assert "bandits.data ensure --only $ds;" in lines[ensure]  # strict: a failure stops make figures
+    runs = next(i for i, ln in enumerate(lines) if "papermill" in ln)
+    assert ensure < runs
+    assert "notebooks/async_kernelucb.ipynb notebooks/duets.ipynb" in lines[runs]  # .py named -> its .ipynb
+    assert "-p mode full" in lines[runs] and "scheduler" not in lines[runs].split("papermill", 1)[1]
+    assert "tools/nbtools.py times figures" in lines[-1]  # the wall-time table comes last
+    assert "shared/data" not in text and "BANDITS_DATA_DIR=" not in text
+
+
+def test_make_scheduler_and_test_recipe():
+    text = _make_n("figures", "NOTEBOOKS=notebooks/duets.py", "SCHEDULER=tcp://10.0.0.5:8786")
+    assert "-p backend dask -p scheduler tcp://10.0.0.5:8786" in text
+    text = _make_n("test", "NOTEBOOKS=notebooks/async_kernelucb.ipynb")
+    assert 'ds="magic mushroom movielens yelp"' in text
+    assert "bandits.data ensure --only $ds ||" in text  # never fatal for make test
+    assert "pytest -rs --nbval-lax --nbval-current-env notebooks/async_kernelucb.ipynb" in text
+    text = _make_n("test", "NOTEBOOKS=notebooks/duets.ipynb")
+    assert 'ds=""' in text
