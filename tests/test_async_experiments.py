@@ -67,3 +67,72 @@ def test_threshold_sensitivity_tiny(tmp_path):
             "Approx-DisKernelUCB"} <= methods
     # a smaller threshold never communicates less
     assert s.loc[("f1", "Async-KernelUCB (D=1/N^2)"), "C_T"] >= s.loc[("f1", "Async-KernelUCB (D=1)"), "C_T"]
+
+
+def test_full_mode_budget_parameters():
+    full = ex.async_params("full", device="cpu")
+    assert full["tune_T"] == 1000 and full["tune_runs"] == 2 and full["n_runs"] == ex.PAPER_RUNS == 10
+    assert ex.method_runs(full, "f1", "Approx-DisKernelUCB") == 3
+    assert ex.method_runs(full, "magic", "Approx-DisKernelUCB") == 10  # fixed arms: cheap, all runs
+    assert ex.method_runs(full, "f1", "Async-KernelUCB") == 10
+    assert ex.method_runs(ex.async_params("full", heavy_runs={}, device="cpu"), "yelp", "Approx-DisKernelUCB") == 10
+    assert ex.method_runs(ex.async_params("full", heavy_runs={"Approx-DisKernelUCB": 50}, device="cpu"),
+                          "f2", "Approx-DisKernelUCB") == 10  # never more than n_runs
+    assert ex.async_params("quick", device="cpu")["n_runs"] == 3  # paired intervals need >= 3 runs
+    assert ex.runs_text(3) == "3 of the paper's 10 runs"
+
+
+@pytest.mark.parametrize("name, value", [("heavy_runs", {"Approx": 3}), ("heavy_runs", {"NKernelUCB": 0}),
+                                         ("heavy_runs", [3]), ("max_dict_frac", 1.5), ("sens_runs", 0)])
+def test_budget_parameters_are_validated_by_name(name, value):
+    with pytest.raises(ParameterError, match=name):
+        ex.async_params("full", device="cpu", **{name: value})
+
+
+def test_fewer_runs_for_one_method_are_labelled_and_paired(tmp_path):
+    p = ex.async_params("quick", envs=["f1"], T=60, N=3, n_runs=4, device="cpu",
+                        methods=["Async-KernelUCB", "Approx-DisKernelUCB", "DisLinUCB"],
+                        heavy_runs={"Approx-DisKernelUCB": 3})
+    res = ex.run_fig2(p, seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    counts = res.runs.groupby("method").rep.apply(sorted).to_dict()
+    assert counts == {"Async-KernelUCB": [0, 1, 2, 3], "Approx-DisKernelUCB": [0, 1, 2], "DisLinUCB": [0, 1, 2, 3]}
+    assert dict(zip(res.selected.method, res.selected.runs))["Approx-DisKernelUCB"] == 3
+    claims = {c.id: c for c in ex.fig2_claims(res)}
+    c = claims["fig2-async-vs-approx-f1"]
+    assert "4 of the paper's 10 runs" in c.check
+    assert "Approx-DisKernelUCB: 3 of the paper's 10 runs" in c.check and "paired on the 3 common runs" in c.check
+    # the paired comparison is the direct one on the three common runs
+    from bandits.claims import compare_ratio
+
+    a = res.runs[res.runs.method == "Async-KernelUCB"].sort_values("rep").C_T.to_numpy()[:3]
+    b = res.runs[res.runs.method == "Approx-DisKernelUCB"].sort_values("rep").C_T.to_numpy()
+    assert c.detail[0] == compare_ratio(a, b, "<", 1.0, label="C(T) Async / Approx").text()
+    fig = ex.plot_fig2(res)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert any("Approx-DisKernelUCB: 3 of the paper's 10 runs" in t for t in titles)
+    assert "4 of the paper's 10 runs" in fig._suptitle.get_text()
+
+
+def test_select_settings_excludes_dense_dictionaries():
+    import pandas as pd
+
+    rows = []
+    for g, r, m in [(0.1, 50.0, 10), (1.0, 40.0, 300), (4.0, 30.0, 950)]:  # γ = 4: best regret, dense
+        for rep in (100, 101):
+            rows.append({"env": "f1", "method": "Async-KernelUCB", "gamma": g, "alpha": 1.0, "rep": rep,
+                         "T": 1000, "R_T": r + rep - 100, "dict_size": m})
+    rows += [{"env": "f1", "method": "DisLinUCB", "gamma": None, "alpha": a, "rep": 100, "T": 1000,
+              "R_T": 60.0 - a, "dict_size": np.nan} for a in (0.1, 1.0)]
+    runs = pd.DataFrame(rows)
+    p = ex.async_params("full", device="cpu")
+    sel, table = ex.select_settings(p, runs, 1000)
+    assert sel[("f1", "Async-KernelUCB")] == (1.0, 1.0)
+    assert sel[("f1", "DisLinUCB")] == (None, 1.0)
+    row = table.set_index("method").loc["Async-KernelUCB"]
+    assert row.best_gamma == 4.0 and "γ=4" in row.excluded and "95%" in row.excluded
+    # without the limit the smallest regret wins; with every setting dense, the smallest dictionary
+    sel2, _ = ex.select_settings(dict(p, max_dict_frac=None), runs, 1000)
+    assert sel2[("f1", "Async-KernelUCB")] == (4.0, 1.0)
+    sel3, t3 = ex.select_settings(dict(p, max_dict_frac=0.005), runs, 1000)
+    assert sel3[("f1", "Async-KernelUCB")] == (0.1, 1.0)
+    assert "smallest dictionary" in t3.set_index("method").loc["Async-KernelUCB", "excluded"]
