@@ -15,23 +15,44 @@ def test_params_and_validation():
         E.fig1_params("quick", graphs=["skitter"])
     with pytest.raises(ParameterError, match="V"):
         E.fig1_params("quick", V=0)
+    with pytest.raises(ParameterError, match="sigma_z_variant"):
+        E.fig1_params("quick", sigma_z_variant=-1.0)
+    assert f["sigma_z_linear"] == f["sigma_z_rbf"] == 1.0  # the paper: "we set σ = 1"
 
 
 def test_tasks_cover_rows_graphs_methods_runs():
     p = E.fig1_params("quick", graphs=["er"], n_runs=2)
     tasks, labels = E.fig1_tasks(p)
-    assert len(tasks) == 2 * 7 * 2
+    n_lin, n_rbf = len(E.row_methods(p, "linear")), len(E.row_methods(p, "rbf"))
+    assert (n_lin, n_rbf) == (8, 9)  # six paper methods + two oracle-K_z curves (+ the RBF σ_z variant)
+    assert len(tasks) == (n_lin + n_rbf) * 2
     cfg = tasks[0][0]
     assert cfg["env"]["kind"] == "coop" and cfg["env"]["graph_seed"] == p["graph_seed"]
-    assert {lab["method"] for lab in labels if lab["row"] == "rbf"} >= {"IGP-UCB", "Naive Cooperation", E.ORACLE}
+    assert {lab["method"] for lab in labels if lab["row"] == "rbf"} >= {"IGP-UCB", "Naive Cooperation", E.ORACLE,
+                                                                         E.ORACLE_COOP, "Eager-KernelUCB (σ_z = 0.5)"}
+    # the paper's σ_z = 1 is the default of both rows; the variant carries its own σ_z
+    by_label = {lab["method"]: cfg for (cfg, _), lab in zip(tasks, labels) if lab["row"] == "rbf"}
+    assert by_label["Eager-KernelUCB"]["params"]["sigma_z"] == 1.0
+    assert by_label["Eager-KernelUCB (σ_z = 0.5)"]["params"]["sigma_z"] == 0.5
+    assert by_label[E.ORACLE_COOP]["params"]["kz"] == "oracle"
+    q = E.fig1_params("quick", graphs=["er"], n_runs=2, oracle=False, sigma_z_variant=0)
+    assert len(E.fig1_tasks(q)[0]) == 6 * 2 * 2
     assert len({c["env_seed"] for c, _ in tasks}) == 2  # fresh bandit per trial, same graph
 
 
 def test_tiny_run_claims_and_plot(tmp_path):
     p = E.fig1_params("quick", V=8, T_linear=8, T_rbf=6, n_runs=3, graphs=["er"], n_features=8, n_embed=8)
     res = E.run_fig1(p, seed=0, n_jobs=1, backend="serial", cache_dir=str(tmp_path), progress=False)
-    assert len(res.runs) == 2 * 7 * 3 and (res.runs.R_T >= 0).all()
+    assert len(res.runs) == (8 + 9) * 3 and (res.runs.R_T >= 0).all()
     claims = E.fig1_claims(res)
     assert len(claims) == 2 * 4 and all(c.verdict in ("PASS", "FAIL", "INCONCLUSIVE") for c in claims)
+    assert all("3 of the paper's 100 trials" in c.check for c in claims)
     assert "γ = " in E.panel_title(res, "linear", "er")
-    E.plot_fig1(res)
+    # cooperative methods are charged for their deliveries, independent ones are not
+    r = res.runs.set_index(["row", "method", "rep"])
+    assert r.loc[("linear", "Eager-KernelUCB", 0), "comm_scalars"] > 0
+    assert r.loc[("linear", "LinUCB", 0), "comm_scalars"] == 0
+    tab = E.panel_table(res)
+    assert list(tab.row) == ["linear", "rbf"] and (tab.cover >= tab.centres).all()
+    fig = E.plot_fig1(res)
+    assert "3 of the paper's 100 trials" in fig._suptitle.get_text()

@@ -5,27 +5,31 @@ Figure 1: per-agent cumulative regret ``R̂(t) = (1/V) Σ_v Σ_{s≤t} (f_v(x*_{
 ``(200, 0.7)``, ego-Facebook, musae-Twitch, as-Skitter), ``V = 200``, 8 contexts in ``R^10`` per agent
 and round, ``λ = 1``, ``σ = 1``, 100 trials (paper §5). Methods: linear row LinUCB, OFUL, Naive
 Cooperation (LinUCB), Coop-, Dist-, Eager-KernelUCB; RBF row KernelUCB, IGP-UCB, Naive Cooperation
-(IGP-UCB), Coop-, Dist-, Eager-KernelUCB; plus Eager-KernelUCB with the oracle ``K_z`` (spec §7
-item 20: an ablation, not in the paper).
+(IGP-UCB), Coop-, Dist-, Eager-KernelUCB; plus two ablations that are not in the paper (spec §7
+item 20, drawn dashed): Coop- and Eager-KernelUCB with the oracle ``K_z``, and on the RBF row Eager with
+``σ_z = 0.5`` (spec §7 item 21).
 
 Choices where the paper is silent (spec ``coop-kernelucb.md`` §2.9, §4, §9.2; environment details in
 :mod:`bandits.envs.coop`):
 
 * horizon ``T = 1000`` (full); noise ``N(0, 0.1²)``; η = 1 (linear row), 0.1 (RBF row), the same η for
-  every method of a row; ``σ_z = 1`` (linear row, the paper's σ) and 0.5 (RBF row: with σ_z = 1 the
-  MMD estimate is nearly constant, spec §4.4 / §7 item 21);
-* the SNAP graphs are BFS/snowball samples of 200 nodes of the largest component; the as-733
+  every method of a row; ``σ_z = 1`` on both rows (the paper's "for the kernel estimation task, we set
+  σ = 1"); the σ_z = 0.5 variant is a separate dashed curve (with σ_z = 1 the RBF-row MMD estimate is
+  nearly constant, spec §4.4 / §7 item 21);
+* the SNAP graphs are BFS/snowball samples of ``V`` nodes of the largest component; the as-733
   snapshot stands in for as-Skitter (not in the shared data), and every label says so;
   the Twitch language graph is ENGB (not stated);
 * the graph of a panel is fixed (``graph_seed``); each trial redraws the bandit (cluster means,
-  θ or z and the reward anchors: ``env_seed = rep``) and the context/noise streams;
+  θ or z and the reward anchors: ``env_seed = rep``) and the context/noise streams; trial ``r`` of
+  every method shares them (common random numbers), so the claims are paired over trials;
 * primal path with ``r_max`` = 10 (linear) / 4 (RBF) and ``K̂_z`` refreshed every 10 rounds (full);
   RFF dimension 128 for ``K_x`` and for the MMD embedding;
-* full mode runs ``n_runs = 10`` trials per panel (the paper's 100 are days on 2 cores, spec §9);
-  ``n_runs`` raises it (Dask backend on a cluster);
-* quick mode: ``V = 24``, ``T = 80`` (linear) / 60 (RBF), 3 trials, RFF 32 / 64, ``K̂_z`` every round, and
-  on the RBF row the rank of ``K̂_z`` capped at 4 (``r_limit = 4``: the ``‖L_v‖² ≥ 0.95`` safeguard may
-  then stop short; full mode does not cap).
+* full mode runs ``n_runs = 10`` of the paper's 100 trials per panel (the paper's 100 are days on 2
+  cores, spec §9; the figure title and every claim say how many); ``n_runs`` raises it (Dask backend
+  on a cluster);
+* quick mode: ``V = 32``, ``T = 120`` (linear) / 100 (RBF), 4 trials, RFF 32 / 64, ``K̂_z`` every round,
+  ``r_max = 5`` (linear), and on the RBF row the rank of ``K̂_z`` capped at 4 (``r_limit_rbf = 4``: the
+  ``‖L_v‖² ≥ 0.95`` safeguard may then stop short; full mode does not cap).
 """
 from __future__ import annotations
 
@@ -36,40 +40,46 @@ import numpy as np
 from ..runner import sweep
 from .common import Claim, ParameterError, check_int, check_number, check_subset, mode_params
 
-__all__ = ["ROWS", "GRAPHS", "ROW_METHODS", "fig1_params", "validate_fig1", "fig1_tasks", "run_fig1",
-           "Fig1Results", "fig1_claims", "plot_fig1", "panel_title"]
+__all__ = ["ROWS", "GRAPHS", "ROW_METHODS", "PAPER_METHODS", "ABLATIONS", "PAPER_RUNS", "row_methods",
+           "fig1_params", "validate_fig1", "fig1_tasks", "run_fig1", "Fig1Results", "fig1_claims", "plot_fig1", "panel_title", "summary_table", "panel_table"]
 
 ROWS = ("linear", "rbf")
 GRAPHS = ("er", "ego-facebook", "twitch", "as733")
 GRAPH_TITLES = {"er": "Erdős–Rényi (p = 0.7)", "ego-facebook": "ego-Facebook", "twitch": "musae-Twitch",
                 "as733": "as-733 (stand-in for as-Skitter)"}
 ORACLE = "Eager-KernelUCB (oracle K_z)"
-#: label -> (algorithm, extra params) per row
+ORACLE_COOP = "Coop-KernelUCB (oracle K_z)"
+SIGMA_VARIANT = "Eager-KernelUCB (σ_z = {:g})"
+#: label -> (algorithm, extra params) per row; the two oracle curves are an ablation (spec §7 item 20)
 ROW_METHODS = {
     "linear": {"LinUCB": ("Ind-LinUCB", {}), "OFUL": ("Ind-OFUL", {}),
                "Naive Cooperation": ("Naive-LinUCB", {}), "Coop-KernelUCB": ("Coop-KernelUCB", {}),
                "Dist-KernelUCB": ("Dist-KernelUCB", {}), "Eager-KernelUCB": ("Eager-KernelUCB", {}),
-               ORACLE: ("Eager-KernelUCB", {"kz": "oracle"})},
+               ORACLE_COOP: ("Coop-KernelUCB", {"kz": "oracle"}), ORACLE: ("Eager-KernelUCB", {"kz": "oracle"})},
     "rbf": {"KernelUCB": ("Ind-KernelUCB", {}), "IGP-UCB": ("Ind-IGP-UCB", {}),
             "Naive Cooperation": ("Naive-IGP-UCB", {}), "Coop-KernelUCB": ("Coop-KernelUCB", {}),
             "Dist-KernelUCB": ("Dist-KernelUCB", {}), "Eager-KernelUCB": ("Eager-KernelUCB", {}),
-            ORACLE: ("Eager-KernelUCB", {"kz": "oracle"})},
+            ORACLE_COOP: ("Coop-KernelUCB", {"kz": "oracle"}), ORACLE: ("Eager-KernelUCB", {"kz": "oracle"})},
 }
+ABLATIONS = (ORACLE_COOP, ORACLE)
+#: the six curves of the paper's Figure 1 per row (the claims are about these)
+PAPER_METHODS = {row: tuple(m for m in ROW_METHODS[row] if m not in ABLATIONS) for row in ROWS}
 INDEPENDENT = {"linear": ("LinUCB", "OFUL"), "rbf": ("KernelUCB", "IGP-UCB")}
 COOPERATIVE = ("Coop-KernelUCB", "Dist-KernelUCB", "Eager-KernelUCB")
 
 _FULL = dict(V=200, T_linear=1000, T_rbf=1000, n_runs=10, K=8, d=10, p=0.7, noise_std=0.1, lam=1.0,
              rows=list(ROWS), graphs=list(GRAPHS), sampler="bfs", lang="ENGB", graph_seed=0,
-             min_clusters=2, eta_linear=1.0, eta_rbf=0.1, sigma_z_linear=1.0, sigma_z_rbf=0.5,
-             r_max_linear=10, r_max_rbf=4, r_limit=None, kz_every=10, n_features=128, n_embed=128,
-             oracle=True)
-_QUICK = dict(_FULL, V=24, T_linear=80, T_rbf=60, n_runs=3, r_max_linear=5, r_limit_rbf=4, kz_every=1,
+             min_clusters=2, eta_linear=1.0, eta_rbf=0.1, sigma_z_linear=1.0, sigma_z_rbf=1.0,
+             sigma_z_variant=0.5, r_max_linear=10, r_max_rbf=4, r_limit=None, r_limit_rbf=None, kz_every=10,
+             n_features=128, n_embed=128, oracle=True)
+_QUICK = dict(_FULL, V=32, T_linear=120, T_rbf=100, n_runs=4, r_max_linear=5, r_limit_rbf=4, kz_every=1,
               n_features=32, n_embed=64)
-_FULL["r_limit_rbf"] = None
+PAPER_RUNS = 100  # "Each experiment is averaged over 100 trials" (Figure 1 caption)
 
 
 def fig1_params(mode: str = "quick", **overrides) -> dict:
-    """The Figure-1 parameters of ``mode`` ("quick" or "full"), with overrides applied."""
+    """The Figure-1 parameters of ``mode`` ("quick" or "full"), with overrides applied
+    (``None`` keeps the mode's value; ``sigma_z_variant=0`` drops the σ_z-variant curve)."""
     p = mode_params(mode, _FULL, _QUICK, overrides, "Figure-1")
     validate_fig1(p)
     return p
@@ -82,6 +92,10 @@ def validate_fig1(p: dict) -> None:
     check_int("graph_seed", p["graph_seed"], 0)
     for k in ("lam", "eta_linear", "eta_rbf", "sigma_z_linear", "sigma_z_rbf"):
         check_number(k, p[k])
+    check_number("sigma_z_variant", p["sigma_z_variant"], positive=False)
+    if p["sigma_z_variant"] < 0:
+        raise ParameterError(f"parameter 'sigma_z_variant' must be > 0 (or 0: no variant curve), "
+                             f"got {p['sigma_z_variant']}")
     check_number("noise_std", p["noise_std"], positive=False)
     if not 0 <= p["p"] <= 1:
         raise ParameterError(f"parameter 'p' must be in [0, 1], got {p['p']}")
@@ -89,9 +103,22 @@ def validate_fig1(p: dict) -> None:
     check_subset("graphs", p["graphs"], GRAPHS)
     if p["sampler"] not in ("bfs", "rw"):
         raise ParameterError(f"parameter 'sampler' must be 'bfs' or 'rw', got {p['sampler']!r}")
+    if not isinstance(p["oracle"], bool):
+        raise ParameterError(f"parameter 'oracle' must be True or False, got {p['oracle']!r}")
     for k in ("r_limit", "r_limit_rbf"):
         if p.get(k) is not None:
             check_int(k, p[k], 1)
+
+
+def row_methods(p: dict, row: str) -> dict:
+    """label -> (algorithm, extra params) of a row under ``p``: the six methods of the paper, the
+    oracle-``K_z`` curves (``oracle``) and, on the RBF row, Eager with ``σ_z = sigma_z_variant``
+    (spec §7 item 21: with the paper's σ_z = 1 the RBF-row MMD estimate is nearly constant)."""
+    out = {k: v for k, v in ROW_METHODS[row].items() if p["oracle"] or k not in ABLATIONS}
+    sv = p["sigma_z_variant"]
+    if row == "rbf" and sv and sv != p["sigma_z_rbf"]:
+        out[SIGMA_VARIANT.format(sv)] = ("Eager-KernelUCB", {"sigma_z": float(sv)})
+    return out
 
 
 def env_spec(p: dict, row: str, graph: str) -> dict:
@@ -120,9 +147,7 @@ def fig1_tasks(p: dict) -> tuple[list[tuple[dict, int]], list[dict]]:
     for row in p["rows"]:
         T = p["T_linear"] if row == "linear" else p["T_rbf"]
         for graph in p["graphs"]:
-            for label, (alg, extra) in ROW_METHODS[row].items():
-                if label == ORACLE and not p["oracle"]:
-                    continue
+            for label, (alg, extra) in row_methods(p, row).items():
                 for rep in range(p["n_runs"]):
                     cfg = {"loop": "regret", "env": env_spec(p, row, graph), "env_seed": rep, "algorithm": alg,
                            "params": method_params(p, row, extra), "N": p["V"], "T": T}
@@ -135,7 +160,7 @@ def fig1_tasks(p: dict) -> tuple[list[tuple[dict, int]], list[dict]]:
 class Fig1Results:
     params: dict
     curves: object  # DataFrame: row, graph, method, rep, t, regret (per-agent cumulative)
-    runs: object  # DataFrame: one row per run, R_T, wall_time, deliveries
+    runs: object  # DataFrame: one row per run, R_T, wall_time, comm_scalars, accepted_deliveries
     panels: dict  # (row, graph) -> network stats and cluster sizes
     cached: int
     computed: int
@@ -162,7 +187,8 @@ def run_fig1(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cac
         R = np.cumsum(reg) / p["V"]
         curve_rows.append(pd.DataFrame({**lab, "t": np.arange(1, R.size + 1), "regret": R}))
         run_rows.append({**lab, "R_T": R[-1], "wall_time": res["meta"]["wall_time"],
-                         "deliveries": float(np.sum(res["arrays"]["comm_down"]))})
+                         "comm_scalars": float(np.sum(res["arrays"]["comm_up"]) + np.sum(res["arrays"]["comm_down"])),
+                         "accepted_deliveries": res["meta"]["info"].get("accepted_deliveries")})
     return Fig1Results(p, pd.concat(curve_rows, ignore_index=True), pd.DataFrame(run_rows), panels,
                        stats.cached, stats.computed)
 
@@ -208,12 +234,12 @@ def fig1_claims(res: Fig1Results, level: float = 0.95, method: str = "percentile
     for row in res.params["rows"]:
         for graph in res.params["graphs"]:
             tag = f"{row}-{graph}"
-            where = f"{row} row, {GRAPH_TITLES[graph]}, {n} trials"
+            where = f"{row} row, {GRAPH_TITLES[graph]}, {n} of the paper's {PAPER_RUNS} trials"
             parts = [less(row, graph, c, i) for c in COOPERATIVE for i in INDEPENDENT[row]]
             claims.append(Claim.from_result(f"fig1-coop-vs-ind-{tag}", q_ind,
                                             f"{where}: R̂(T) of Coop, Dist and Eager each below "
                                             f"{' and '.join(INDEPENDENT[row])} (paired)", combine(parts)))
-            others = [m for m in ROW_METHODS[row] if m not in ("Eager-KernelUCB", ORACLE)]
+            others = [m for m in PAPER_METHODS[row] if m != "Eager-KernelUCB"]
             claims.append(Claim.from_result(f"fig1-eager-best-{tag}", q_eager,
                                             f"{where}: R̂(T) of Eager below each other method (paired)",
                                             combine([less(row, graph, "Eager-KernelUCB", m) for m in others])))
@@ -230,7 +256,8 @@ def fig1_claims(res: Fig1Results, level: float = 0.95, method: str = "percentile
 
 
 def plot_fig1(res: Fig1Results, band: str = "se"):
-    """2 × 4 panels: per-agent cumulative regret vs t, mean ± 1 s.e. over trials."""
+    """2 × 4 panels: per-agent cumulative regret vs t, mean ± 1 s.e. over trials; the paper's six
+    methods solid, the ablations (oracle ``K_z``, the σ_z variant) dashed."""
     import matplotlib.pyplot as plt
 
     from ..plotting import BAND_TEXT, band_plot, color_for, setup_style
@@ -242,19 +269,20 @@ def plot_fig1(res: Fig1Results, band: str = "se"):
     for i, row in enumerate(rows):
         for j, graph in enumerate(graphs):
             ax = axes[i, j]
-            for k, m in enumerate(ROW_METHODS[row]):
+            for k, m in enumerate(row_methods(res.params, row)):
                 c = cur[(cur.row == row) & (cur.graph == graph) & (cur.method == m)]
                 if c.empty:
                     continue
                 mat = c.pivot(index="rep", columns="t", values="regret")
                 band_plot(ax, mat.columns.to_numpy(), mat.to_numpy(), m, color=color_for(m, k), band=band,
-                          linestyle="--" if m == ORACLE else "-")
+                          linestyle="-" if m in PAPER_METHODS[row] else "--")
             ax.set_title(panel_title(res, row, graph), fontsize=9)
             ax.set_xlabel("round t")
             if j == 0:
                 ax.set_ylabel(f"{'linear' if row == 'linear' else 'RBF'} K_x: per-agent regret")
             ax.legend(fontsize=6, loc="upper left")
-    fig.suptitle(f"Coop-KernelUCB Figure 1: V = {res.params['V']}, {res.params['n_runs']} trials per panel, "
+    fig.suptitle(f"Coop-KernelUCB Figure 1: V = {res.params['V']}, {res.params['n_runs']} of the paper's "
+                 f"{PAPER_RUNS} trials per panel (dashed: ablations, not in the paper), "
                  f"{BAND_TEXT.get(band, band)}", fontsize=10)
     fig.tight_layout()
     return fig
@@ -265,3 +293,17 @@ def summary_table(res: Fig1Results):
     return res.runs.groupby(["row", "graph", "method"]).R_T.agg(["mean", "sem", "count"]).reset_index()
 
 
+
+
+def panel_table(res: Fig1Results):
+    """One row per panel: the network statistics behind the titles (``γ``, diameter, the greedy clique
+    cover size ``|𝐂|`` ≥ χ̄(G_γ), the number of centres ``|𝒱_C|`` ≤ α(G_γ), mean ``|N_γ(v)|``) and the
+    cluster sizes of the panel's bandit (setup 1's ``K_z``; setup 2's ``z`` means)."""
+    import pandas as pd
+
+    rows = []
+    for (row, graph), s in res.panels.items():
+        rows.append({"row": row, "graph": s["title"], "network": s["name"], "V": s["V"], "diam": s["diam"],
+                     "gamma": s["gamma"], "cover": s["cover"], "max_clique": s["max_clique"], "centres": s["n_c"],
+                     "mean_nbhd": round(s["mean_nbhd"], 1), "cluster_sizes": s["cluster_sizes"]})
+    return pd.DataFrame(rows)
