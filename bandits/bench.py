@@ -147,6 +147,38 @@ def register_benchmark(name: str, fn, unit: str, owner: str = "") -> None:
     EXTRA_BENCHMARKS[name] = {"fn": fn, "unit": unit, "owner": owner or name}
 
 
+def bench_coop_kernel_ucb(device: str = "cpu", row: str = "linear", T: int | None = None, V: int = 200,
+                          seed: int = 0) -> float:
+    """Milliseconds of **process CPU time** per agent-round of Eager-KernelUCB (primal path) on
+    ER(200, 0.7) (γ = 1, ``|N_γ(v)|`` ≈ 141), 8 arms, d = 10, one BLAS thread: linear row ``T = 30``,
+    ``r_max = r_limit = 10``; RBF row ``T = 12``, 128 random features, ``r_max = r_limit = 4``;
+    ``K̂_z`` by MMD every 10 rounds (the sizes of the issue-9 measurements). CPU time rather than
+    wall-clock because the 2-core reference machine is shared; the numpy engine has no GPU path
+    (``device="cuda"`` gives NaN). Targets (issue 9): ≤ 1 ms (linear), ≤ 5 ms (RBF)."""
+    if device != "cpu":
+        return float("nan")
+    from .algorithms.coop_kernel_ucb import EagerKernelUCB
+
+    env = make_env({"kind": "coop", "setup": row, "graph": "er", "V": V, "p": 0.7, "graph_seed": seed}, seed)
+    if row == "linear":
+        T = 30 if T is None else T
+        prm = dict(kernel={"name": "linear"}, eta=1.0, sigma_z=1.0, r_max=10, r_limit=10)
+    else:
+        T = 12 if T is None else T
+        prm = dict(kernel=env.kernel_x, eta=0.1, sigma_z=0.5, r_max=4, r_limit=4, n_features=128, n_embed=128)
+    pol = EagerKernelUCB(env.V, T, env.dim, np.random.SeedSequence(seed), CommLedger(env.V, T),
+                         network=env.network, kz_every=10, R=0.1, **prm)
+    t0 = time.process_time()
+    run_regret(pol, env, T, env.V, np.random.default_rng(seed + 1), np.random.default_rng(seed + 2))
+    return 1e3 * (time.process_time() - t0) / (env.V * T)
+
+
+register_benchmark("coop_kernel_ucb", bench_coop_kernel_ucb, "ms per agent-round",
+                   "Coop-KernelUCB: Eager, V = 200, linear row (CPU time)")
+register_benchmark("coop_kernel_ucb_rbf", lambda device: bench_coop_kernel_ucb(device, row="rbf"),
+                   "ms per agent-round", "Coop-KernelUCB: Eager, V = 200, RBF row, D = 128 (CPU time)")
+
+
 def _gpu_available() -> bool:
     try:
         import torch

@@ -291,3 +291,14 @@ def test_ranks_grouped_and_chunked_equal_per_agent(net6):
     a = _policy(EagerKernelUCB, net6, env, 12, kz="mmd", chunk=4)
     b = _policy(EagerKernelUCB, net6, env, 12, kz="mmd", path="dual")
     assert _lockstep(a, b, env, 12) < 1e-8
+
+
+def test_bench_entry_registered_and_runs_at_toy_size():
+    from bandits import bench
+
+    assert bench.EXTRA_BENCHMARKS["coop_kernel_ucb"]["fn"] is not None
+    assert bench.EXTRA_BENCHMARKS["coop_kernel_ucb_rbf"]["unit"] == "ms per agent-round"
+    for row in ("linear", "rbf"):
+        ms = bench.bench_coop_kernel_ucb("cpu", row=row, T=3, V=12)
+        assert np.isfinite(ms) and ms >= 0
+    assert np.isnan(bench.bench_coop_kernel_ucb("cuda"))
