@@ -269,3 +269,17 @@ def test_claims_on_a_tiny_arena(tmp_path):
     assert all(c.verdict in ("PASS", "FAIL", "INCONCLUSIVE") for c in claims)
     fig = ar.plot_pareto(res, "async")
     assert fig.axes
+
+
+def test_a_run_that_breaks_down_is_reported_not_dropped(monkeypatch, tmp_path):
+    import bandits.sim
+
+    def boom(*a, **k):
+        raise FloatingPointError("overflow encountered in matmul")
+
+    monkeypatch.setattr(bandits.sim, "run_regret", boom)
+    p = _params(protocols=["async"], envs=["h1"], async_methods=["N-KernelUCB"], N_async=2, T_async=5, n_runs=3)
+    res = ar.run_arena(p, seed=0, n_jobs=1, backend="serial", cache_dir=None, progress=False)
+    f = ar.failures(res)
+    assert len(f) == 6 and f.failed.str.contains("FloatingPointError").all()
+    assert res.points.empty

@@ -90,7 +90,7 @@ from .common import Claim, ParameterError, check_choice, check_int, check_subset
 __all__ = ["PROTOCOLS", "ENVS", "SYNC_METHODS", "ASYNC_METHODS", "ALL_METHODS", "KNOBS", "KERNELS", "CLAIMS",
            "BUDGETS", "arena_params", "validate_arena", "env_spec", "make_arena_env", "unsupported",
            "support_table", "method_config", "arena_tasks", "arena_cell", "run_arena", "ArenaResults",
-           "pareto_mask", "front_table", "budget_table", "arena_claims", "plot_pareto", "zero_floor"]
+           "pareto_mask", "front_table", "budget_table", "budget_winners", "failures", "summarise", "arena_claims", "plot_pareto", "zero_floor"]
 
 PROTOCOLS = ("sync", "async")
 ENVS = ("h1", "hartmann4", "cosine", "f1", "magic", "shuttle")
@@ -345,7 +345,14 @@ def arena_cell(config: dict, seed: int, rep: int) -> dict:
         if params.get("kz") == "oracle":
             params["kz_oracle"] = env.kz_true
     policy = cls(N, T, env.dim, alg_ss, ledger, **params)
-    trace = run_regret(policy, env, T, N, rng_env, rng_noise)
+    try:
+        trace = run_regret(policy, env, T, N, rng_env, rng_noise)
+    except (ValueError, FloatingPointError, np.linalg.LinAlgError) as e:
+        # a run that breaks down numerically (e.g. a network whose training overflows to NaN scores) is
+        # reported as failed, with the error, and left out of the means; never silently dropped
+        nan = np.full(T, np.nan)
+        return {"arrays": {"regret": nan, "comm_up": nan, "comm_down": nan},
+                "meta": {"failed": f"{type(e).__name__}: {e}", "n_agents": N}}
     messages = int(sum(m.n_receivers for m in ledger.messages) + ledger.deliveries().sum())
     meta = {"total_up": ledger.total_up, "total_down": ledger.total_down, "messages": messages,
             "rounds": ledger.rounds(), "comm_by_kind": ledger.by_kind(), "wall_time": trace.wall_time,
@@ -376,12 +383,23 @@ def run_arena(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", ca
     rows = []
     for lab, res in zip(labels, results):
         a, meta = res["arrays"], res["meta"]
+        if "failed" in meta:
+            rows.append({**lab, "R_T": np.nan, "C": np.nan, "failed": meta["failed"]})
+            continue
         rows.append({**lab, "R_T": float(np.sum(a["regret"])), "C": float(meta["total_up"] + meta["total_down"]),
                      "C_up": float(meta["total_up"]), "C_down": float(meta["total_down"]),
                      "messages": int(meta["messages"]), "rounds": int(meta["rounds"]),
                      "wall_time": float(meta["wall_time"])})
     runs = pd.DataFrame(rows)
+    if "failed" not in runs:
+        runs["failed"] = None
     return ArenaResults(p, runs, summarise(runs), stats.cached, stats.computed)
+
+
+def failures(res: ArenaResults):
+    """The runs that broke down (see :func:`arena_cell`), with their errors."""
+    r = res.runs
+    return r[r.failed.notna()][["protocol", "env", "method", "knob", "value", "rep", "failed"]]
 
 
 def summarise(runs):
@@ -389,6 +407,10 @@ def summarise(runs):
     import pandas as pd
 
     keys = ["protocol", "env", "method", "knob", "value"]
+    runs = runs[runs.R_T.notna()]  # failed runs (arena_cell) are listed by failures(), not averaged
+    if runs.empty:
+        return pd.DataFrame(columns=keys + ["R_mean", "R_se", "C_mean", "messages", "rounds", "n", "wall",
+                                            "on_front"])
     g = runs.groupby(keys, sort=False)
     pts = g.agg(R_mean=("R_T", "mean"), R_se=("R_T", lambda x: float(np.std(x, ddof=1) / np.sqrt(len(x)))
                                                if len(x) > 1 else 0.0),
@@ -478,7 +500,7 @@ _LINEAR_METHODS = ("DisLinUCB", "FedLinUCB", "FedGLB-UCB")
 
 def _per_run(runs, protocol, env, method, value):
     r = runs[(runs.protocol == protocol) & (runs.env == env) & (runs.method == method) & (runs.value == value)]
-    r = r.sort_values("rep")
+    r = r[r.R_T.notna()].sort_values("rep")  # pairs are aligned on the runs both methods finished
     return r.R_T.to_numpy(float), r.rep.to_numpy()
 
 
