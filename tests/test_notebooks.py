@@ -193,6 +193,13 @@ def test_refresh_notebook_rewrites_pair_from_py(tmp_path):
     ids = [c.id for c in nb.cells]
     refresh_notebook(str(folder / "tiny.ipynb"))  # either file names the pair; cell ids are kept
     assert [c.id for c in nbformat.read(folder / "tiny.ipynb", as_version=4).cells] == ids
+    # A new notebook written as a .py alone: refresh-notebook creates its .ipynb, paired.
+    (folder / "tiny.ipynb").unlink()
+    refresh_notebook(str(py))
+    created = jupytext.read(folder / "tiny.ipynb")
+    assert created.metadata["jupytext"]["formats"] == "ipynb,py:percent"
+    assert _cells(created) == _cells(jupytext.read(py))
+    assert [o.text for o in created.cells[-1].outputs] == ["| claim | 2\n"]
 
 
 def test_refresh_notebook_rejects_other_files(tmp_path):
