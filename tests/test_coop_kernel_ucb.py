@@ -302,3 +302,30 @@ def test_bench_entry_registered_and_runs_at_toy_size():
         ms = bench.bench_coop_kernel_ucb("cpu", row=row, T=3, V=12)
         assert np.isfinite(ms) and ms >= 0
     assert np.isnan(bench.bench_coop_kernel_ucb("cuda"))
+
+
+def test_own_residual_truncation(net6):
+    env = ClusterEnv(net6, kind="linear", n_clusters=3)
+    # nothing truncated (exact rank): no residual column, still equal to the exact dual
+    a = _policy(EagerKernelUCB, net6, env, 12, truncation="own_residual")
+    b = _policy(EagerKernelUCB, net6, env, 12, path="dual")
+    assert _lockstep(a, b, env, 12) < 1e-8
+    # rank 1 of a 3-cluster K_z: the low-rank part loses own variance, the residual column restores it
+    Z = np.random.default_rng(7).standard_normal((6, 2))
+    W = RBF(lengthscale=1.0)(Z, Z)  # a full-rank K_z with distinct eigenvalues
+    pol = EagerKernelUCB(6, 5, env.dim, np.random.SeedSequence(0), CommLedger(6, 5), network=net6, kz="oracle",
+                         kz_oracle=W, r_max=1, truncation="own_residual")
+    run_regret(pol, env, 5, 6, np.random.default_rng(0), np.random.default_rng(1))
+    for v in range(6):
+        Lv = pol.L[v, :, : pol.r[v]]
+        np.testing.assert_allclose(Lv[v] @ Lv[v], W[v, v], atol=1e-12)  # own prior variance exact
+        assert pol.r[v] <= 2 and np.count_nonzero(Lv[:, -1]) <= 1  # the extra column is v's own only
+        acc = np.flatnonzero(pol.acc[v])
+        w, U = np.linalg.eigh(W[np.ix_(acc, acc)])
+        low = w[-1] * np.outer(U[:, -1], U[:, -1])  # the rank-1 truncation, off the diagonal unchanged
+        got = Lv[acc] @ Lv[acc].T
+        off = ~np.eye(len(acc), dtype=bool)
+        np.testing.assert_allclose(got[off], low[off], atol=1e-12)
+    assert pol.info()["min_Lv2"] < 0.95
+    with pytest.raises(ValueError, match="truncation"):
+        _policy(EagerKernelUCB, net6, env, 5, truncation="cut")

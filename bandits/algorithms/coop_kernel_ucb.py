@@ -89,6 +89,16 @@ Two paths, equal to 1e-8 when nothing is truncated (tests):
   per-agent loop, used by the tests to check the batching). Agents whose rank ``r_v`` is below
   the batch's ``R`` carry zero columns (exact: those coordinates have ``A_p = λ`` and no data).
 
+``truncation="own_residual"`` (our option, not in the paper or spec): instead of raising ``r``, keep
+``r ≤ r_max`` (and ``r_limit``) and give each agent one more column, ``√(W_vv − ‖L_v‖²)`` on its own row
+only, i.e. use ``W̃ = L Lᵀ + (W_vv − ‖L_v‖²) e_v e_vᵀ`` (PSD): the agent's own prior variance and the
+weight of its own data are then exact and only the cross-source covariances are truncated, at the cost
+of ``p = (r + 1)·D``. Where the ``‖L_v‖² ≥ 0.95`` safeguard cannot be afforded — the RBF row, whose
+estimated ``K̂_z`` needs ``r`` ≈ 65 of ~141 for it at any ``t`` on ER(200, 0.7) (``p`` ≈ 8 300), or the
+first rounds of the MMD estimate — this keeps what the safeguard protects (the exploration scale at
+the agent's own ``z_v``) instead of silently shrinking it as a bare ``r_limit`` does.
+``info()["min_Lv2"]`` reports the low-rank part ``min_v ‖L_v‖²/W_vv`` in both modes.
+
 The RFF map is drawn **once per run** from a key of the run's algorithm seed that does not
 depend on the method (``SeedSequence(entropy, spawn_key + (crc32("coop-rff"),))``), so every
 RBF-row method of a run uses the same map (spec §2.7 item 2). Exact-RBF dual runs
@@ -141,6 +151,7 @@ KZ_MODES = ("mmd", "oracle", "ones")
 WIDTHS = ("eta", "theory", "igp", "oful")
 PATHS = ("primal", "dual")
 PERIPHERAL_MODES = ("copy_policy", "copy_arm", "nearest_arm")
+TRUNCATIONS = ("raise", "own_residual")
 
 
 def _lower_solve(Lc: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -247,6 +258,9 @@ class NetworkKernelUCB(Policy):
         n_features, n_embed: RFF dimensions for ``K_x`` and ``k_P`` (RBF only).
         features: ``"rff"`` (default) or ``"exact"`` (exact RBF; dual path only).
         r_max, rank_tol, min_var, r_limit: truncation of ``K̂_z`` (``r_max=None``: numerical rank).
+        truncation: ``"raise"`` (default; spec §2.7: raise ``r`` until ``‖L_v‖² ≥ min_var·W_vv``, at most
+            ``r_limit``) or ``"own_residual"`` (keep ``r ≤ r_max``/``r_limit`` and add the agent's own
+            residual column, module docstring).
         kz_every: ``K̂_z`` refresh period (rounds).
         kz_min_samples: with ``kz="mmd"``, a source enters an agent's ``K̂_z`` (and so its model) once
             this many of its samples are visible to the agent (default 1: the paper's algorithm).
@@ -263,13 +277,15 @@ class NetworkKernelUCB(Policy):
                  kernel=None, accept=None, kz=None, eta=1.0, lam=1.0, width=None, B=1.0, R=0.1,
                  delta=0.05, S=1.0, sigma_z=1.0, squared=False, embed_kernel="kx", n_features=128,
                  n_embed=128, features="rff", r_max=None, rank_tol=1e-8, min_var=0.95, r_limit=None,
-                 kz_every=1, extra_delay=0, path="primal", chunk=None, peripheral_mode=None, kz_min_samples=1):
+                 kz_every=1, extra_delay=0, path="primal", chunk=None, peripheral_mode=None, kz_min_samples=1,
+                 truncation="raise"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
         accept = self.default_accept if accept is None else accept
         kz = self.default_kz if kz is None else kz
         width = self.default_width if width is None else width
         for nm, val, allowed in (("accept", accept, ACCEPTS), ("kz", kz, KZ_MODES), ("width", width, WIDTHS),
-                                 ("path", path, PATHS), ("features", features, ("rff", "exact"))):
+                                 ("path", path, PATHS), ("features", features, ("rff", "exact")),
+                                 ("truncation", truncation, TRUNCATIONS)):
             if val not in allowed:
                 raise ValueError(f"{nm} must be one of {', '.join(allowed)}, got {val!r}")
         if lam is None or not lam > 0:
@@ -294,6 +310,7 @@ class NetworkKernelUCB(Policy):
         self.sigma_z, self.squared = float(sigma_z), bool(squared)
         self.r_max, self.rank_tol, self.min_var, self.r_limit = r_max, float(rank_tol), float(min_var), r_limit
         self.kz_every, self.chunk, self.kz_min_samples = int(kz_every), chunk, int(kz_min_samples)
+        self.truncation = truncation
         self.peripheral_mode = peripheral_mode
         V = self.N
         # --- network, delays, acceptance -------------------------------------------------
@@ -444,21 +461,32 @@ class NetworkKernelUCB(Policy):
         lv2 = np.cumsum(np.where(pos, U[:, 0, :] ** 2 * np.maximum(w, 0), 0.0), axis=1)  # ‖L_v‖² vs rank
         need = np.array([int(np.searchsorted(lv2[v] >= self.min_var * W[v, 0, 0], True)) + 1
                          for v in range(V)])
-        r = np.maximum(r, np.minimum(need, nrank))
+        if self.truncation == "raise":
+            r = np.maximum(r, np.minimum(need, nrank))
         if self.r_limit is not None:
             r = np.minimum(r, int(self.r_limit))
         r = np.maximum(r, 1)
-        R = int(r.max())
-        keep = np.arange(R)[None, :] < r[:, None]
-        F = U[:, :, :R] * np.sqrt(np.maximum(w[:, None, :R], 0.0)) * keep[:, None, :]  # (V, Amax, R)
+        frac = lv2[np.arange(V), r - 1] / np.maximum(W[:, 0, 0], 1e-300)  # ‖L_v‖² / W_vv of the low-rank part
+        extra = np.zeros(V)
+        if self.truncation == "own_residual":
+            # one more column per agent: √(W_vv − ‖L_v‖²) on its own row only (zero when nothing is cut)
+            extra = np.maximum(W[:, 0, 0] - lv2[np.arange(V), r - 1], 0.0)
+            extra[extra <= self.rank_tol * np.maximum(W[:, 0, 0], 1e-300)] = 0.0
+        r_tot = r + (extra > 0)
+        R = int(r_tot.max())
+        Rl = int(r.max())
+        keep = np.arange(Rl)[None, :] < r[:, None]
+        F = U[:, :, :Rl] * np.sqrt(np.maximum(w[:, None, :Rl], 0.0)) * keep[:, None, :]  # (V, Amax, Rl)
         L = np.zeros((V, V, R))
         rows = np.arange(V)[:, None]
         valid = self.idx >= 0
-        L[np.broadcast_to(rows, self.idx.shape)[valid], self.idx[valid]] = F[valid]
-        self.L, self.r = L, r.astype(np.int64)
-        self.log["rank_mean"].append(float(r.mean()))
+        L[np.broadcast_to(rows, self.idx.shape)[valid], self.idx[valid], :Rl] = F[valid]
+        own = np.flatnonzero(extra > 0)
+        L[own, own, r[own]] = np.sqrt(extra[own])
+        self.L, self.r = L, r_tot.astype(np.int64)
+        self.log["rank_mean"].append(float(r_tot.mean()))
         self.log["rank_max"].append(R)
-        self.log["min_Lv2"].append(float(np.min(lv2[np.arange(V), r - 1] / np.maximum(W[:, 0, 0], 1e-300))))
+        self.log["min_Lv2"].append(float(np.min(frac)))
 
     # ------------------------------------------------------------------------ primal path
     def _chunk_size(self, r: int) -> int:
