@@ -314,6 +314,66 @@ class MLP:
         G = self.per_sample_grads(theta, X, method)
         return G / math.sqrt(self.m) if feature_scale == "sqrt_m" else G
 
+    # -- numpy fast paths (CPU, one hidden layer) --------------------------------------------
+    def _numpy_ok(self, theta) -> bool:
+        return self.depth == 1 and isinstance(theta, torch.Tensor) and theta.device.type == "cpu"
+
+    def _np_params(self, theta):
+        """Views ``(W1, b1, w2, b2)`` (``b1 = b2 = None`` without biases) into a CPU theta's memory;
+        theta (p0,) or (B, p0) → W1 (…, m, d), b1 (…, m), w2 (…, m), b2 (…)."""
+        th = theta.detach().numpy()
+        o, lead = self.offsets, th.shape[:-1]
+        W1 = th[..., o[0]:o[1]].reshape(*lead, self.m, self.d)
+        if self.bias:
+            return W1, th[..., o[1]:o[2]], th[..., o[2]:o[3]], th[..., o[3]]
+        return W1, None, th[..., o[1]:o[2]], None
+
+    def _np_preact(self, theta, X):
+        W1, b1, w2, b2 = self._np_params(theta)
+        X = np.asarray(X, dtype=W1.dtype)
+        a = X @ np.swapaxes(W1, -1, -2)
+        if b1 is not None:
+            a += b1[..., None, :]
+        return X, a, w2, b2
+
+    def forward_numpy(self, theta: torch.Tensor, X) -> np.ndarray:
+        """:meth:`forward` as a float64 numpy array, computed in numpy (in theta's dtype) for one
+        hidden layer on the CPU — for the per-step scoring of a few arms, where torch's per-call
+        overhead dominates — and through :meth:`forward` otherwise. Same shapes as :meth:`forward`."""
+        if not self._numpy_ok(theta):
+            return to_numpy(self.forward(theta, X)).astype(np.float64, copy=False)
+        _, a, w2, b2 = self._np_preact(theta, X)
+        h = np.maximum(a, 0.0, out=a)
+        f = (h @ w2[..., :, None])[..., 0]
+        if self.out_scale != 1.0:
+            f *= self.out_scale
+        if b2 is not None:
+            f += b2[..., None]
+        return f.astype(np.float64, copy=False)
+
+    def features_numpy(self, theta: torch.Tensor, X, feature_scale: str = "raw") -> np.ndarray:
+        """:meth:`features` (the closed form of :meth:`per_sample_grads`) as a float64 numpy array,
+        computed in numpy for one hidden layer on the CPU, else through :meth:`features`.
+        theta (p0,), X (n, d) → (n, p0); theta (B, p0), X (B, n, d) → (B, n, p0)."""
+        if feature_scale not in FEATURE_SCALES:
+            raise ValueError(f"feature_scale must be one of {FEATURE_SCALES}, got {feature_scale!r}")
+        if not self._numpy_ok(theta):
+            return to_numpy(self.features(theta, X, feature_scale)).astype(np.float64, copy=False)
+        X, a, w2, b2 = self._np_preact(theta, X)
+        c = self.out_scale
+        ws = (a > 0) * (c * w2[..., None, :])  # c (w2 ⊙ s): (…, n, m)
+        lead = a.shape[:-1]
+        parts = [(ws[..., :, None] * X[..., None, :]).reshape(*lead, self.m * self.d)]
+        if self.bias:
+            parts.append(ws)
+        parts.append(c * np.maximum(a, 0.0))
+        if self.bias:
+            parts.append(np.ones(lead + (1,), dtype=a.dtype))
+        G = np.concatenate(parts, axis=-1)
+        if feature_scale == "sqrt_m":
+            G /= math.sqrt(self.m)
+        return G.astype(np.float64, copy=False)
+
     def loss_grad(self, theta: torch.Tensor, X, y, c_data: float, method: str = "auto") -> torch.Tensor:
         """``c_data · Σ_τ (f(x_τ;θ) − y_τ) g(x_τ;θ)`` without forming the (n, p0) matrix.
 
@@ -509,63 +569,108 @@ def _train_one_hidden_layer(mlp: MLP, theta, X, y, steps, lr, c_data, c_reg, ref
 
 
 def _train_one_hidden_layer_numpy(mlp: MLP, theta, X, y, steps, lr, c_data, c_reg, ref):
-    """:func:`_train_one_hidden_layer` in numpy on the memory of the CPU tensors (``Tensor.numpy()``
-    shares it), so ``theta`` — and every holder of its storage — is updated in place."""
+    r""":func:`_train_one_hidden_layer` in numpy on the memory of the CPU tensors (``Tensor.numpy()``
+    shares it), so ``theta`` — and every holder of its storage — is updated in place.
+
+    Hand-written (not autograd) because these networks are tiny: per step the cost is two GEMMs
+    with an inner dimension of d + 1 and a handful of passes over an (m, n) array, and torch's
+    per-call overhead and its MKL batched GEMM for these shapes were measured slower (one thread,
+    m = 20, d = 10). Layout, chosen to minimise passes over the (m, n) arrays:
+
+    * packed parameters ``W = [W1 | b1]`` (B, m, d+1) and ``v = [w2, b2]`` (B, m+1), written back to
+      ``theta``'s flat order once at the end (no biases for ``init="ntk"``: (B, m, d) and (B, m));
+    * the data with a column of ones, ``X1 = [X, 1]``, as (B, n, d+1) and its transpose (B, d+1, n),
+      so that both GEMMs run on contiguous operands::
+
+          A = W X1ᵀ (B, m, n),  H = ReLU(A),  f = c·(w2ᵀ H) + b2,  r = c_data (f − y)
+          ∂/∂W = c·w2 ⊙ ((1[A > 0] ⊙ r) X1)   (B, m, d+1),   ∂/∂w2 = c·H r,   ∂/∂b2 = Σ r
+          θ ← θ − η (∂ + c_reg (θ − θ_ref))
+
+    The same closed form as :meth:`MLP.loss_grad` with the factor ``w2`` taken out of the GEMM, so
+    results agree with the torch engine to round-off (tested)."""
     th = theta.detach().numpy()
-    th = th if th.ndim == 2 else th[None]
+    th2 = th if th.ndim == 2 else th[None]
     Xb = X.detach().numpy()
     Xb = Xb if Xb.ndim == 3 else Xb[None]
     yb = y.detach().numpy()
     yb = yb if yb.ndim == 2 else yb[None]
-    rf = None
-    if ref is not None:
-        rf = ref.detach().cpu().numpy()
-        rf = rf if rf.ndim == 2 else rf[None]
-    B, m, d = th.shape[0], mlp.m, mlp.d
+    B, n = Xb.shape[0], Xb.shape[1]
+    m, d, c, bias = mlp.m, mlp.d, mlp.out_scale, mlp.bias
     o = mlp.offsets
-    c = mlp.out_scale
-    W1 = th[:, o[0]:o[1]].reshape(B, m, d)
-    if mlp.bias:
-        b1, w2, b2 = th[:, None, o[1]:o[2]], th[:, o[2]:o[3]], th[:, o[3]:o[4]]
-    else:
-        b1, w2, b2 = None, th[:, o[1]:o[2]], None
-    if not np.shares_memory(W1, th):  # pragma: no cover - reshape of a row slice is a view
-        raise RuntimeError("internal: W1 is not a view of theta")
+    dt = th.dtype
+    d1, m1 = (d + 1, m + 1) if bias else (d, m)
+
+    def pack(t2):
+        k = t2.shape[0]
+        W = np.empty((k, m, d1), dt)
+        W[..., :d] = t2[:, o[0]:o[1]].reshape(k, m, d)
+        v = np.empty((k, m1), dt)
+        if bias:
+            W[..., d] = t2[:, o[1]:o[2]]
+            v[:, :m] = t2[:, o[2]:o[3]]
+            v[:, m] = t2[:, o[3]]
+        else:
+            v[:] = t2[:, o[1]:o[2]]
+        return W, v
+
+    W, v = pack(th2)
+    Wr = vr = None
+    if ref is not None and c_reg:
+        rf = ref.detach().cpu().numpy()
+        Wr, vr = pack(rf if rf.ndim == 2 else rf[None])
+    X1 = np.empty((B, n, d1), dt)
+    X1[..., :d] = Xb
+    if bias:
+        X1[..., d] = 1.0
+    X1T = np.ascontiguousarray(X1.transpose(0, 2, 1))
+    yb = np.asarray(yb, dtype=dt)
+    A = np.empty((B, m, n), dt)
+    M = np.empty((B, m, n), dt)
+    r = np.empty((B, n), dt)
+    gW = np.empty((B, m, d1), dt)
+    gv = np.empty((B, m1), dt)
+    w2 = v[:, :m]  # a view: follows the updates of v
     for _ in range(steps):
-        a = Xb @ W1.transpose(0, 2, 1)  # (B, n, m)
-        if b1 is not None:
-            a += b1
-        mask = a > 0
-        h = np.maximum(a, 0.0, out=a)
-        f = (h @ w2[:, :, None])[..., 0]
+        np.matmul(W, X1T, out=A)  # pre-activations (B, m, n)
+        H = np.maximum(A, 0.0, out=A)
+        np.matmul(w2[:, None, :], H, out=r[:, None, :])  # w2ᵀ H
         if c != 1.0:
-            f *= c
-        if b2 is not None:
-            f += b2
-        r = f - yb
-        r *= c_data
-        delta = r[..., None] * w2[:, None, :]
-        delta *= mask
+            r *= c
+        if bias:
+            r += v[:, m:]
+        r -= yb
+        r *= c_data  # r = c_data (f − y)
+        np.greater(H, 0.0, out=M)
+        M *= r[:, None, :]  # 1[A > 0] ⊙ r
+        np.matmul(M, X1, out=gW)
+        gW *= w2[:, :, None] if c == 1.0 else c * w2[:, :, None]
+        np.matmul(H, r[:, :, None], out=gv[:, :m, None])  # H r
         if c != 1.0:
-            delta *= c
-        parts = [(delta.transpose(0, 2, 1) @ Xb).reshape(B, m * d)]
-        if b1 is not None:
-            parts.append(delta.sum(1))
-        gw2 = (r[:, None, :] @ h)[:, 0, :]
-        parts.append(gw2 * c if c != 1.0 else gw2)
-        if b2 is not None:
-            parts.append(r.sum(1, keepdims=True))
-        g = np.concatenate(parts, axis=1)
+            gv[:, :m] *= c
+        if bias:
+            gv[:, m] = r.sum(1)
         if c_reg:
-            g += c_reg * (th - rf if rf is not None else th)
-        g *= lr
-        th -= g
+            gW += c_reg * (W - Wr if Wr is not None else W)
+            gv += c_reg * (v - vr if vr is not None else v)
+        gW *= lr
+        W -= gW
+        gv *= lr
+        v -= gv
+    th2[:, o[0]:o[1]] = W[..., :d].reshape(B, m * d)
+    if bias:
+        th2[:, o[1]:o[2]] = W[..., d]
+        th2[:, o[2]:o[3]] = v[:, :m]
+        th2[:, o[3]] = v[:, m]
+    else:
+        th2[:, o[1]:o[2]] = v
 
 
 def average_params(thetas) -> torch.Tensor:
     """FedAvg: ``(1/N) Σ_i θ^i`` (FN-UCB Algo. 2 line 4). thetas: (N, p0) tensor or a list of (p0,)."""
     if isinstance(thetas, (list, tuple)):
         thetas = torch.stack(list(thetas))
+    if thetas.device.type == "cpu":  # numpy's mean: a fraction of torch's per-call cost on (N, p0)
+        return torch.from_numpy(thetas.detach().numpy().mean(axis=0))
     return thetas.mean(dim=0)
 
 

@@ -91,13 +91,15 @@ import importlib
 import math
 
 import numpy as np
+import scipy.linalg
+from scipy.linalg import blas as _blas
 
 from ..comm import SERVER, CommLedger
 from ..sim import Policy
 from .kernel_ucb import argmax_ties
 
 __all__ = ["FNUCB", "FNUCBOnlyA", "FNUCBOnlyB", "FNUCBNoAggregation", "NN_MODES", "ALPHA_MODES",
-           "VARIANTS", "CRITERIA", "FEATURES"]
+           "VARIANTS", "CRITERIA", "FEATURES", "sherman_morrison_inplace", "woodbury_inplace"]
 
 NN_MODES = ("fedavg", "own_prev", "official_shared")
 ALPHA_MODES = ("linear", "theory", "theory_first_iter", "zero", "one")
@@ -109,6 +111,54 @@ FEATURES = ("ntk", "identity")
 def _choice(name, value, allowed):
     if value not in allowed:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+def _gemm_inplace(A: np.ndarray, alpha: float, L: np.ndarray, R: np.ndarray) -> None:
+    """``A += α L R`` in place for a C-contiguous float64 (p, p) ``A``, L (p, k), R (k, p).
+
+    One BLAS ``dgemm`` with ``β = 1`` on ``Aᵀ`` (Fortran order, the same memory), so ``A`` is read and
+    written once; numpy's ``A -= L @ R`` writes a temporary and reads it back. Hand-written because
+    neither numpy nor scipy's high-level API updates a matrix in place."""
+    out = _blas.dgemm(alpha, R.T, L.T, beta=1.0, c=A.T, overwrite_c=True)
+    if not np.shares_memory(out, A):  # pragma: no cover - not C-contiguous float64: plain numpy
+        A += alpha * (L @ R)
+
+
+def _ger_inplace(A: np.ndarray, alpha: float, u: np.ndarray) -> None:
+    """``A += α u uᵀ`` in place (BLAS ``dger`` on ``Aᵀ``: one pass over A instead of three)."""
+    out = _blas.dger(alpha, u, u, a=A.T, overwrite_a=True)
+    if not np.shares_memory(out, A):  # pragma: no cover - not C-contiguous float64: plain numpy
+        A += alpha * np.outer(u, u)
+
+
+def sherman_morrison_inplace(Ainv: np.ndarray, phi: np.ndarray) -> float:
+    r"""``A⁻¹ ← (A + φφᵀ)⁻¹ = A⁻¹ − u uᵀ/(1 + φᵀu)``, ``u = A⁻¹φ``, in place (spec §2.11); O(p²).
+
+    Args: Ainv (p, p) symmetric, C-contiguous float64; phi (p,). Returns ``1 + φᵀA⁻¹φ``.
+    """
+    u = Ainv @ phi
+    c = 1.0 + float(phi @ u)
+    _ger_inplace(Ainv, -1.0 / c, u)
+    return c
+
+
+def woodbury_inplace(Ainv: np.ndarray, Phi: np.ndarray, chunk: int = 256) -> None:
+    r"""``A⁻¹ ← (A + ΦᵀΦ)⁻¹`` in place for the k rows of Φ (the Woodbury identity, a block of
+    Sherman–Morrison updates; spec §2.11)::
+
+        U = Φ A⁻¹ (k, p),   S = I_k + U Φᵀ (k, k),   A⁻¹ ← A⁻¹ − Uᵀ S⁻¹ U
+
+    level-3 BLAS (two GEMMs and a k × k Cholesky solve) instead of k rank-one updates; the rows are
+    taken ``chunk`` at a time so that S stays small. Equal to k sequential Sherman–Morrison updates
+    to round-off (tested). Args: Ainv (p, p) symmetric C-contiguous float64; Phi (k, p)."""
+    Phi = np.asarray(Phi, dtype=np.float64)
+    for s in range(0, Phi.shape[0], chunk):
+        P = Phi[s:s + chunk]
+        U = P @ Ainv
+        S = U @ P.T
+        S[np.diag_indices_from(S)] += 1.0
+        Z = scipy.linalg.solve(S, U, assume_a="pos", check_finite=False)
+        _gemm_inplace(Ainv, -1.0, U.T, Z)
 
 
 class FNUCB(Policy):
@@ -232,9 +282,9 @@ class FNUCB(Policy):
                 self.Vloc_inv = np.broadcast_to(np.eye(p) / self.lam, (N, p, p)).copy()
                 if variant == "less_comm":
                     self.Vnn_run = np.eye(p) / self.lam  # running (1/N) Σ_i (V^local_{t,i})⁻¹
-                    self.Vnn = self.Vnn_run.copy()  # snapshot at the last round
+                    self.Vnn = self.Vnn_run  # snapshot at the last round (copy-on-write)
                 else:
-                    self.Vloc_snap = self.Vloc_inv.copy()
+                    self.Vloc_snap = self.Vloc_inv  # (copy-on-write)
         self.n_obs = 0
         self.n_train = 0
         self.t_last = -1
@@ -269,16 +319,13 @@ class FNUCB(Policy):
         """φ for an (n, d) array of network inputs → (n, p) float64 numpy."""
         if self.features_kind == "identity":
             return np.asarray(X, dtype=float)
-        G = self.mlp.features(self.theta_feat, X, self.feature_scale)
-        return self._nn.to_numpy(G).astype(np.float64, copy=False)
+        return self.mlp.features_numpy(self.theta_feat, X, self.feature_scale)
 
     def _nn_predict(self, X: np.ndarray) -> np.ndarray:
         """f(x; θ_sync,NN) for X (N, K, d) → (N, K); own θ^i when not aggregating."""
-        nn = self._nn
         if self.aggregate or self.nn_mode == "official_shared":
-            f = self.mlp.forward(self.theta_sync, X.reshape(-1, X.shape[-1]))
-            return nn.to_numpy(f).reshape(X.shape[:2])
-        return nn.to_numpy(self.mlp.forward(self.params, X))
+            return self.mlp.forward_numpy(self.theta_sync, X.reshape(-1, X.shape[-1])).reshape(X.shape[:2])
+        return self.mlp.forward_numpy(self.params, X)
 
     def agent_Vinv(self, i: int) -> np.ndarray:
         """V_{t,i}⁻¹ = (λI + W_sync + W_new,i)⁻¹ (full mode) or its diagonal (diag mode)."""
@@ -302,6 +349,30 @@ class FNUCB(Policy):
             raise ValueError("FN-UCB is synchronous: every agent must act every step "
                              "(use an environment with schedule='sync')")
 
+    def _mean_quad_a(self, Phi: np.ndarray):
+        """UCB_a's mean ``⟨φ, V_{t,i}⁻¹ b_i⟩`` and ``φᵀ V_{t,i}⁻¹ φ`` (clipped at 0) for Phi (N, K, p) →
+        (N, K) each, with ``b_i = B_sync + B_new,i``. The agents without unsynchronised data share
+        ``V_sync⁻¹`` and are scored in one GEMM; the mean reuses ``Φ V⁻¹`` (``(ΦV⁻¹) b = Φ(V⁻¹b)``)."""
+        N, K, p = Phi.shape
+        Bsum = self.B_sync + self.B_new
+        if self.diag:
+            Vd = 1.0 / (self.dsync + self.dnew)
+            mean = np.einsum("nkp,np->nk", Phi, Vd * Bsum)
+            q = np.einsum("nkp,np->nk", Phi * Phi, Vd)
+            return mean, np.maximum(q, 0.0)
+        mean, q = np.empty((N, K)), np.empty((N, K))
+        fr = np.flatnonzero(self.fresh)
+        if len(fr):
+            P = Phi[fr]
+            PV = (P.reshape(-1, p) @ self.Vsync_inv).reshape(P.shape)
+            q[fr] = np.einsum("nkp,nkp->nk", PV, P)
+            mean[fr] = np.einsum("nkp,np->nk", PV, Bsum[fr])
+        for i in np.flatnonzero(~self.fresh):
+            PV = Phi[i] @ self.Vinv[i]
+            q[i] = np.einsum("kp,kp->k", PV, Phi[i])
+            mean[i] = PV @ Bsum[i]
+        return mean, np.maximum(q, 0.0)
+
     def select(self, t, agents, arms):
         self._check_agents(agents)
         N = self.N
@@ -316,29 +387,57 @@ class FNUCB(Policy):
         sl = math.sqrt(self.lam)
         scores = np.zeros((N, K))
         if alpha < 1.0:
-            for i in range(N):
-                Vi = self.agent_Vinv(i)
-                b = self.B_sync + self.B_new[i]
-                theta = Vi * b if Vi.ndim == 1 else Vi @ b
-                mean = Phi[i] @ theta
-                if self.diag and self.diag_rescale_mean:
-                    lo, hi = mean.min(), mean.max()
-                    mean = (mean - lo) / (hi - lo) if hi > lo else np.zeros_like(mean)
-                ucb_a = mean + self.nu_a * sl * np.sqrt(self._quad(Phi[i], Vi))
-                scores[i] += (1.0 - alpha) * ucb_a
+            mean, q = self._mean_quad_a(Phi)
+            if self.diag and self.diag_rescale_mean:
+                lo, hi = mean.min(axis=1, keepdims=True), mean.max(axis=1, keepdims=True)
+                span = hi - lo
+                mean = np.divide(mean - lo, span, out=np.zeros_like(mean), where=span > 0)
+            scores += (1.0 - alpha) * (mean + self.nu_a * sl * np.sqrt(q))
         if alpha > 0.0:
             f = self._nn_predict(X)
-            for i in range(N):
-                if self.variant == "less_comm":
-                    M = self.vnn if self.diag else self.Vnn
-                    w = np.sqrt(self._quad(Phi[i], M))
-                else:
-                    snaps = self.vloc_snap if self.diag else self.Vloc_snap
-                    w = np.mean([np.sqrt(self._quad(Phi[i], snaps[j])) for j in range(N)], axis=0)
-                scores[i] += alpha * (f[i] + self.nu_b * sl * w)
+            Pall = Phi.reshape(N * K, self.p)
+            if self.variant == "less_comm":
+                M = self.vnn if self.diag else self.Vnn
+                w = np.sqrt(self._quad(Pall, M))
+            else:
+                snaps = self.vloc_snap if self.diag else self.Vloc_snap
+                w = np.mean([np.sqrt(self._quad(Pall, snaps[j])) for j in range(N)], axis=0)
+            scores += alpha * (f + self.nu_b * sl * w.reshape(N, K))
         return np.array([argmax_ties(scores[i], self.rngs[i], self.tie_break) for i in range(N)])
 
     # ------------------------------------------------------------------------------ update
+    def _quad_own(self, phis: np.ndarray) -> np.ndarray:
+        """``φ_iᵀ V_{t,i}⁻¹ φ_i`` for one vector per agent, phis (N, p) → (N,) (the exact trigger)."""
+        if self.diag:
+            return np.maximum(np.einsum("np,np->n", phis * phis, 1.0 / (self.dsync + self.dnew)), 0.0)
+        q = np.empty(self.N)
+        fr = np.flatnonzero(self.fresh)
+        if len(fr):
+            q[fr] = self._quad(phis[fr], self.Vsync_inv)
+        for i in np.flatnonzero(~self.fresh):
+            q[i] = self._quad(phis[i:i + 1], self.Vinv[i])[0]
+        return q
+
+    def _local_updates(self, phis: np.ndarray, round_now: bool) -> None:
+        """``(V^local_i)⁻¹`` takes each agent's own point (Sherman–Morrison, in place) and the Less
+        Comm. running mean ``(1/N) Σ_i (V^local_i)⁻¹`` the N rank-one changes in one GEMM (spec §2.11).
+
+        The round snapshots (``Vnn`` / ``Vloc_snap``) are copy-on-write: a round makes them the
+        running matrices themselves, and they are copied only when the running matrices change
+        before the next round (never with D = 0, where every iteration is a round)."""
+        N = self.N
+        if not round_now:
+            if self.variant == "less_comm" and self.Vnn is self.Vnn_run:
+                self.Vnn = self.Vnn_run.copy()
+            if self.variant == "full" and self.Vloc_snap is self.Vloc_inv:
+                self.Vloc_snap = self.Vloc_inv.copy()
+        U = np.matmul(self.Vloc_inv, phis[:, :, None])[..., 0]  # u_i = (V^local_i)⁻¹ φ_i
+        c = 1.0 + np.einsum("np,np->n", phis, U)
+        for i in range(N):
+            _ger_inplace(self.Vloc_inv[i], -1.0 / c[i], U[i])
+        if self.variant == "less_comm":  # −(1/N) Σ_i u_i u_iᵀ / c_i
+            _gemm_inplace(self.Vnn_run, -1.0, U.T, U / (N * c)[:, None])
+
     def update(self, t, agents, arms, choices, rewards):
         self._check_agents(agents)
         if self._t_sel != t:
@@ -354,48 +453,40 @@ class FNUCB(Policy):
             for i in range(N):
                 self.recent[i].append(xs[i])
                 del self.recent[i][:-self.alpha_recent]
-        for i in range(N):
-            phi, y = phis[i], ys[i]
-            if self.criterion == "exact":
-                Vi = self.agent_Vinv(i)
-                self.ld_new[i] += math.log1p(float(self._quad(phi[None], Vi)[0]))
-            self.dnew[i] += phi * phi
-            if self.criterion == "diag":
-                self.ld_new[i] = float(np.sum(np.log1p(self.dnew[i] / self.dlast)))
-            self.B_new[i] += y * phi
-            if self.diag:
-                self.vloc[i] += phi * phi
-            else:
-                self.pending[i].append(phi)
-                if self.uses_nn:
-                    u = self.Vloc_inv[i] @ phi
-                    c = 1.0 + phi @ u
-                    uu = np.outer(u, u / c)
-                    self.Vloc_inv[i] -= uu
-                    if self.variant == "less_comm":
-                        self.Vnn_run -= uu / N
+        if self.criterion == "exact":  # log det(V + φφᵀ) − log det V = log(1 + φᵀV⁻¹φ)
+            self.ld_new += np.log1p(self._quad_own(phis))
+        self.dnew += phis * phis
+        if self.criterion == "diag":
+            self.ld_new[:] = np.sum(np.log1p(self.dnew / self.dlast), axis=1)
+        self.B_new += ys[:, None] * phis
         self.n_obs += 1
-        trig = (t - self.t_last) * self.ld_new
-        if np.any(trig > self.D):
+        round_now = bool(np.any((t - self.t_last) * self.ld_new > self.D))
+        if self.diag:
+            self.vloc += phis * phis
+        else:
+            for i in range(N):
+                self.pending[i].append(phis[i])
+            if self.uses_nn:
+                self._local_updates(phis, round_now)
+        if round_now:
             self._round(t, xs, ys)
         elif not self.diag:
             for i in range(N):  # private V_{t,i}⁻¹ only for unsynchronised data
                 if self.fresh[i]:
-                    self.Vinv[i] = self.Vsync_inv.copy()
+                    np.copyto(self.Vinv[i], self.Vsync_inv)
                     self.fresh[i] = False
-                self._nn_sm(self.Vinv[i], phis[i])
-
-    @staticmethod
-    def _nn_sm(Ainv, phi):
-        u = Ainv @ phi
-        Ainv -= np.outer(u, u / (1.0 + phi @ u))
+                sherman_morrison_inplace(self.Vinv[i], phis[i])
 
     def _append_data(self, xs, ys):
         import torch
 
         n = self.n_train
-        self._X_buf[:, n] = torch.as_tensor(xs, dtype=self.mlp.dtype, device=self.mlp.device)
-        self._y_buf[:, n] = torch.as_tensor(ys, dtype=self.mlp.dtype, device=self.mlp.device)
+        if self._X_buf.device.type == "cpu":  # numpy views of the buffers: no per-call torch overhead
+            self._X_buf.numpy()[:, n] = xs
+            self._y_buf.numpy()[:, n] = ys
+        else:
+            self._X_buf[:, n] = torch.as_tensor(xs, dtype=self.mlp.dtype, device=self.mlp.device)
+            self._y_buf[:, n] = torch.as_tensor(ys, dtype=self.mlp.dtype, device=self.mlp.device)
         self.n_train = n + 1
 
     # ------------------------------------------------------------------------------ round
@@ -465,16 +556,17 @@ class FNUCB(Policy):
                 self.vnn = inv.mean(axis=0)
                 self.vloc_snap = inv
         else:
+            rows = [phi for i in range(N) for phi in self.pending[i]]
+            if rows:  # all agents' pending points in one block update of V_sync⁻¹
+                woodbury_inplace(self.Vsync_inv, np.array(rows))
             for i in range(N):
-                for phi in self.pending[i]:
-                    self._nn_sm(self.Vsync_inv, phi)
                 self.pending[i].clear()
             self.fresh[:] = True
-            if self.uses_nn:
+            if self.uses_nn:  # snapshots by reference, copied on write (_local_updates)
                 if self.variant == "less_comm":
-                    self.Vnn = self.Vnn_run.copy()
+                    self.Vnn = self.Vnn_run
                 else:
-                    self.Vloc_snap = self.Vloc_inv.copy()
+                    self.Vloc_snap = self.Vloc_inv
         # broadcast
         led.broadcast(t, "W_sync", mat)
         led.broadcast(t, "B_sync", p)
