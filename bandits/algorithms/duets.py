@@ -215,3 +215,32 @@ class DUETS(Policy):
     def info(self):
         return {"epochs": self.epochs, "active_sets": [a.tolist() for a in self.active_sets],
                 "epoch_lengths": list(self.lengths)}
+
+
+class CentralizedUniformElimination(DUETS):
+    """The centralised counterpart of DUETS used by the superposition check (DUETS spec §5.2 E8(b)).
+
+    One decision maker draws all ``N·T_j`` points of epoch ``j`` uniformly with replacement from
+    the active set **from a single random stream**, then runs exactly DUETS' server step (Eq. 4
+    variance, inducing set, Eq. 5/8 estimate, Eq. 9 trim). The paper's superposition property
+    (§1, "the union of the local sets of size t query points obtained at the agents through
+    uniform sampling is identical (in distribution) to the set of size Nt query points obtained
+    at a centralized decision maker") says that DUETS(N, T) and this policy have the same
+    distribution of every statistic, regret included.
+
+    Implementation: the ``N`` per-agent coins of :class:`DUETS` are replaced by ``N`` references
+    to one generator (and the server's replay by ``N`` references to an identical copy), so that
+    the ``N`` consecutive draws of ``T_j`` points are one stream of ``N·T_j`` draws; nothing else
+    differs. The regret loop still calls it with ``N`` "agents" per step: agent ``n``'s query at
+    step ``t`` is the ``(n·T_j + t)``-th draw of the epoch. Its communication ledger is kept only
+    for bookkeeping (a centralised learner communicates nothing).
+    """
+
+    name = "CentralizedUniformElimination"
+
+    def __init__(self, n_agents, horizon, dim, seed, ledger, kernel, **kwargs):
+        super().__init__(n_agents, horizon, dim, seed, ledger, kernel, **kwargs)
+        one = self._coin_seeds[0]
+        stream, replay = np.random.default_rng(one), np.random.default_rng(one)
+        self.coins = [stream] * self.N
+        self.server_coins = [replay] * self.N

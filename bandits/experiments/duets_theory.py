@@ -14,6 +14,20 @@ paper's inducing rule ``p_j = min(1, p_0 σ²_{j,max})``, p_0 = 10, and
 * E5 (Lemma 4.5): |𝒮_j| ≤ (3 + log(1/δ')) p_0 γ̂_{NT_j} in ≥ 95 % of epochs.
 * E6 (Lemma 4.4): the number of epochs < log log max(N, T) + 4 (natural logs) on a grid.
 * E7 (Lemma 4.2): with the theoretical β(δ') the maximiser is never eliminated (≥ 1 − δ of runs).
+* E8(b) (superposition, §1 and the proof's use of Salgia et al. 2023a): DUETS with N agents
+  against :class:`~bandits.algorithms.duets.CentralizedUniformElimination`, one decision maker
+  drawing the N·T_j points of every epoch from one stream; ``e8_runs`` independent runs of each
+  (DUETS on runs 0…n−1, the centralised learner on runs n…2n−1, so the two samples share no
+  stream and are independent); the two regret distributions compared by the two-sample
+  Kolmogorov–Smirnov test (:func:`scipy.stats.ks_2samp`, two-sided, exact where scipy uses it).
+  PASS when p > 0.05 (the spec's threshold), FAIL otherwise; the difference of mean regrets
+  is reported with its 95 % unpaired bootstrap interval. **Weak by construction**: the union of
+  N independent uniform samples *is* a uniform sample of size N·T_j, so the two procedures have
+  identical distributions in exact arithmetic whatever the bandit does; the check can only find
+  an implementation fault (coins not independent, replay not exact, an agent-dependent step),
+  and a non-rejection is not a proof of equality (the test's power against small shifts is
+  limited by ``e8_runs``). Fixed before the runs: N = 10, T = 100 (quick) / 400 (full), 200 /
+  500 runs per arm, β = 1, p₀ = 10.
 
 Every threshold is fixed in this docstring before any run; a FAIL is reported, not hidden.
 """
@@ -23,7 +37,7 @@ import math
 
 import numpy as np
 
-from ..algorithms.duets import beta_theory, delta_prime, epoch_lengths
+from ..algorithms.duets import DUETS, CentralizedUniformElimination, beta_theory, delta_prime, epoch_lengths
 from ..comm import comm_curve
 from ..envs import make_env
 from ..estimators import NystromDictionary, collapsed_posterior, nystrom_posterior
@@ -32,7 +46,7 @@ from ..runner import sweep
 from .common import Claim, ParameterError, check_int, check_number, fmt, loglog_slope
 
 __all__ = ["theory_params", "run_theory", "theory_claims", "epoch_count_table", "e3_variance_decay",
-           "e4_accuracy"]
+           "e4_accuracy", "run_e8", "run_e8_cell", "e8_claim"]
 
 ENV = {"name": "rkhs2d", "M": 1000, "noise_std": 0.1}
 B, R, LAM, ELL, DELTA = 5.0, 0.1, 0.2, 0.5, 0.1
@@ -40,9 +54,10 @@ B, R, LAM, ELL, DELTA = 5.0, 0.1, 0.2, 0.5, 0.1
 _FULL = dict(T_grid=[25, 100, 400, 1600, 6400, 25600], N_fixed=10, N_grid=[1, 4, 16, 64, 256],
              T_fixed=400, n_runs=5, p0=10.0, beta=1.0, theory_beta=True,
              e3_n=[50, 100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 51200], e3_draws=3,
-             e4_n=[100, 1000, 10000], e4_trials=50, env_seed=0)
+             e4_n=[100, 1000, 10000], e4_trials=50, env_seed=0, e8_N=10, e8_T=400, e8_runs=500)
 _QUICK = dict(_FULL, T_grid=[25, 100, 400, 1600], N_grid=[1, 4, 16, 64], n_runs=3,
-              e3_n=[50, 100, 200, 400, 800, 1600, 3200, 6400], e4_n=[100, 1000], e4_trials=20)
+              e3_n=[50, 100, 200, 400, 800, 1600, 3200, 6400], e4_n=[100, 1000], e4_trials=20,
+              e8_T=100, e8_runs=200)
 
 
 def theory_params(mode: str = "quick", **overrides) -> dict:
@@ -53,7 +68,7 @@ def theory_params(mode: str = "quick", **overrides) -> dict:
     if unknown:
         raise ParameterError(f"unknown theory-check parameters {sorted(unknown)}; allowed: {sorted(p)}")
     p.update({k: v for k, v in overrides.items() if v is not None})
-    for k in ("N_fixed", "T_fixed", "n_runs", "e3_draws", "e4_trials"):
+    for k in ("N_fixed", "T_fixed", "n_runs", "e3_draws", "e4_trials", "e8_N", "e8_T", "e8_runs"):
         check_int(k, p[k], 1)
     for k in ("T_grid", "N_grid", "e3_n", "e4_n"):
         if not p[k] or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in p[k]):
@@ -123,6 +138,76 @@ def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", c
                                    "S_bound": (3 + math.log(1 / dprime)) * p["p0"] * e["gamma_hat"]})
         runs.append(row)
     return pd.DataFrame(runs), pd.DataFrame(epochs)
+
+
+E8_METHODS = {"DUETS": DUETS, "CentralizedUniformElimination": CentralizedUniformElimination}
+
+
+def run_e8_cell(config: dict, seed: int, rep: int) -> dict:
+    """One E8 run, the same pure function of ``(config, seed, rep)`` as
+    :func:`bandits.runner.run_cell` (same seeds, same loop), for DUETS or its centralised
+    counterpart (which is not in the algorithm registry: it exists only for this check)."""
+    from ..runner import run_seeds
+    from ..sim import run_regret
+
+    N, T = int(config["N"]), int(config["T"])
+    env = make_env(config["env"], config.get("env_seed", 0))
+    env_ss, alg_ss = run_seeds(seed, rep)
+    rng_env, rng_noise = (np.random.default_rng(s) for s in env_ss.spawn(2))
+    from ..comm import CommLedger
+
+    cls = E8_METHODS[config["algorithm"]]
+    policy = cls(N, T, env.dim, alg_ss, CommLedger(N, T), **config["params"])
+    tr = run_regret(policy, env, T, N, rng_env, rng_noise)
+    return {"arrays": {"regret": tr.regret},
+            "meta": {"n_epochs": len(policy.epochs), "final_active": int(len(policy.active))}}
+
+
+def run_e8(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache_dir=None, progress: bool = True):
+    """E8(b): ``e8_runs`` runs of DUETS (runs 0…n−1) and of the centralised uniform-elimination
+    learner (runs n…2n−1) at N = ``e8_N``, T = ``e8_T``; one row per run (method, rep, R_T,
+    final_active)."""
+    import pandas as pd
+
+    N, T, n = p["e8_N"], p["e8_T"], p["e8_runs"]
+    tasks, labels = [], []
+    for k, name in enumerate(E8_METHODS):
+        cfg = _config(N, T, p["beta"], p["p0"])
+        cfg = {**cfg, "loop": "duets_e8", "algorithm": name}
+        for rep in range(k * n, (k + 1) * n):
+            tasks.append((cfg, rep))
+            labels.append({"method": name, "rep": rep, "N": N, "T": T})
+    results, _ = sweep(tasks, seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir, progress=progress,
+                       desc="DUETS E8", fn=run_e8_cell)
+    return pd.DataFrame([{**lab, "R_T": float(r["arrays"]["regret"].sum()), "final_active": r["meta"]["final_active"]}
+                         for lab, r in zip(labels, results)])
+
+
+def e8_claim(e8, level: float = 0.95, alpha: float = 0.05) -> Claim:
+    """E8(b): the two-sample KS test of the module docstring (PASS iff p > ``alpha``)."""
+    from scipy.stats import ks_2samp
+
+    from ..claims import compare_unpaired
+
+    a = e8[e8.method == "DUETS"].R_T.to_numpy(float)
+    b = e8[e8.method == "CentralizedUniformElimination"].R_T.to_numpy(float)
+    ks = ks_2samp(a, b)
+    ka = ks_2samp(e8[e8.method == "DUETS"].final_active, e8[e8.method == "CentralizedUniformElimination"].final_active)
+    r = compare_unpaired(a, b, "<", 0.0, label="mean R_T DUETS − centralised", level=level)
+    n0 = int(e8["N"].iloc[0])
+    return Claim(
+        "E8-superposition",
+        "the union of the local sets of size t query points obtained at the agents through uniform sampling is "
+        "identical (in distribution) to the set of size Nt query points obtained at a centralized decision maker "
+        "using the same uniform sampling strategy (§1)",
+        f"N = {n0}, T = {int(e8['T'].iloc[0])}: regret of DUETS vs a centralised uniform-elimination learner drawing "
+        f"N·T_j points per epoch from one stream, {len(a)} + {len(b)} independent runs; two-sample KS test, PASS iff "
+        f"p > {alpha:g} (weak by construction: equal in distribution by design, so only an implementation fault can "
+        "fail it, and non-rejection is not proof of equality)",
+        f"KS D = {fmt(ks.statistic)}, p = {fmt(ks.pvalue)}; mean R_T {fmt(a.mean(), 3)} vs {fmt(b.mean(), 3)}; "
+        f"final |X_J| KS p = {fmt(ka.pvalue)}",
+        verdict="PASS" if ks.pvalue > alpha else "FAIL", effect=r.effect, interval=(r.lo, r.hi), level=level,
+        method="percentile bootstrap (unpaired) of the mean difference", detail=[r.text()])
 
 
 def epoch_count_table():
@@ -195,8 +280,8 @@ def e4_accuracy(p: dict, seed: int = 0, N: int = 10, T: int = 1000):
     return pd.DataFrame(rows)
 
 
-def theory_claims(runs, epochs, e3, e4, e6, level: float = 0.95) -> list[Claim]:
-    """The E1–E7 claims with the thresholds of the module docstring. Slopes are the least-squares
+def theory_claims(runs, epochs, e3, e4, e6, level: float = 0.95, e8=None) -> list[Claim]:
+    """The E1–E7 claims (and E8(b) when ``e8``, :func:`run_e8`'s table, is given) with the thresholds of the module docstring. Slopes are the least-squares
     slopes of the mean over runs (as before), tested as before, and reported with their OLS
     standard error and ``level`` interval (:func:`bandits.claims.slope_check`); the per-agent
     comparison E1 is paired over runs (:func:`bandits.claims.compare_paired`)."""
@@ -264,4 +349,6 @@ def theory_claims(runs, epochs, e3, e4, e6, level: float = 0.95) -> list[Claim]:
                             f"share of runs with beta(δ') where the maximiser is never eliminated >= {1 - DELTA:g}",
                             f"share {fmt(surv, 3)} (beta=1: {fmt(float(b1.xstar_survived.mean()), 3)})",
                             surv >= 1 - DELTA))
+    if e8 is not None and len(e8):
+        claims.append(e8_claim(e8, level=level))
     return claims
