@@ -329,3 +329,17 @@ def test_own_residual_truncation(net6):
     assert pol.info()["min_Lv2"] < 0.95
     with pytest.raises(ValueError, match="truncation"):
         _policy(EagerKernelUCB, net6, env, 5, truncation="cut")
+
+
+@pytest.mark.parametrize("name,G", [("Eager-KernelUCB", nx.complete_graph(6)),
+                                    ("Coop-KernelUCB", nx.Graph([(0, 1), (1, 2), (0, 2), (2, 3), (3, 4), (4, 5), (3, 5)]))])
+def test_shared_models_equal_per_agent_models(name, G):
+    net = make_network(G, 1)
+    env = ClusterEnv(net, kind="linear", n_clusters=2)
+    a = _policy(ALGORITHMS[name], net, env, 12, kz="mmd")
+    b = _policy(ALGORITHMS[name], net, env, 12, kz="mmd", share_models=False)
+    assert len(a.reps) < 6 and len(b.reps) == 6
+    assert _lockstep(a, b, env, 12) < 1e-8
+    a = _policy(ALGORITHMS[name], net, env, 12, kz="mmd")
+    c = _policy(ALGORITHMS[name], net, env, 12, kz="mmd", path="dual")
+    assert _lockstep(a, c, env, 12) < 1e-8

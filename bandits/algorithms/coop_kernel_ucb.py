@@ -100,6 +100,14 @@ first rounds of the MMD estimate — this keeps what the safeguard protects (the
 the agent's own ``z_v``) instead of silently shrinking it as a bare ``r_limit`` does.
 ``info()["min_Lv2"]`` reports the low-rank part ``min_v ‖L_v‖²/W_vv`` in both modes.
 
+Shared models (``share_models=True``, spec §2.7 item 4): agents with identical ``(Accept_v, τ(·, v))``
+— e.g. the members of one clique under Coop-KernelUCB when γ = 1 (Erdős–Rényi panels), or every agent
+of a complete graph — see the same observations with the same delays and estimate the same ``K̂_z``,
+so they hold the same model; it is factored and solved once per group and each member scores its own
+arms at its own row. Equal to the per-agent computation to round-off (tests) except that, with the
+``‖L_v‖²`` safeguard, the group's rank is the largest any member needs (each member's model is then at
+least as exact as its own would be).
+
 The RFF map is drawn **once per run** from a key of the run's algorithm seed that does not
 depend on the method (``SeedSequence(entropy, spawn_key + (crc32("coop-rff"),))``), so every
 RBF-row method of a run uses the same map (spec §2.7 item 2). Exact-RBF dual runs
@@ -259,6 +267,8 @@ class NetworkKernelUCB(Policy):
         n_features, n_embed: RFF dimensions for ``K_x`` and ``k_P`` (RBF only).
         features: ``"rff"`` (default) or ``"exact"`` (exact RBF; dual path only).
         r_max, rank_tol, min_var, r_limit: truncation of ``K̂_z`` (``r_max=None``: numerical rank).
+        share_models: compute one model per group of agents with identical ``(Accept_v, τ(·, v))``
+            (primal path; module docstring).
         truncation: ``"raise"`` (default; spec §2.7: raise ``r`` until ``‖L_v‖² ≥ min_var·W_vv``, at most
             ``r_limit``) or ``"own_residual"`` (keep ``r ≤ r_max``/``r_limit`` and add the agent's own
             residual column, module docstring).
@@ -279,7 +289,7 @@ class NetworkKernelUCB(Policy):
                  delta=0.05, S=1.0, sigma_z=1.0, squared=False, embed_kernel="kx", n_features=128,
                  n_embed=128, features="rff", r_max=None, rank_tol=1e-8, min_var=0.95, r_limit=None,
                  kz_every=1, extra_delay=0, path="primal", chunk=None, peripheral_mode=None, kz_min_samples=1,
-                 truncation="raise"):
+                 truncation="raise", share_models=True):
         super().__init__(n_agents, horizon, dim, seed, ledger)
         accept = self.default_accept if accept is None else accept
         kz = self.default_kz if kz is None else kz
@@ -312,6 +322,7 @@ class NetworkKernelUCB(Policy):
         self.r_max, self.rank_tol, self.min_var, self.r_limit = r_max, float(rank_tol), float(min_var), r_limit
         self.kz_every, self.chunk, self.kz_min_samples = int(kz_every), chunk, int(kz_min_samples)
         self.truncation = truncation
+        self.share_models = bool(share_models)
         self.peripheral_mode = peripheral_mode
         V = self.N
         # --- network, delays, acceptance -------------------------------------------------
@@ -354,6 +365,19 @@ class NetworkKernelUCB(Policy):
         self.idx = np.full((V, self.Amax), -1, dtype=np.int64)
         for v, lst in enumerate(lists):
             self.idx[v, : len(lst)] = lst
+        # agents with identical (Accept_v, τ(·, v)) see the same data with the same delays and, with
+        # K̂_z estimated from what each has seen, the same network kernel: one model per group
+        # (spec §2.7 item 4). The agent's own residual column (truncation="own_residual") is
+        # agent-specific, so that mode keeps one model per agent.
+        if self.share_models and truncation == "raise" and path == "primal":
+            _, first, grp = np.unique(self.tau_acc, axis=0, return_index=True, return_inverse=True)
+            self.rep_of = first[np.asarray(grp).reshape(-1)]
+        else:
+            self.rep_of = np.arange(V)
+        self.reps = np.unique(self.rep_of)
+        self.members = {int(c): np.flatnonzero(self.rep_of == c) for c in self.reps}
+        # position of each agent in its representative's accept list
+        self.pos_in_rep = np.array([int(np.flatnonzero(self.idx[self.rep_of[v]] == v)[0]) for v in range(V)])
         # --- kernels and feature maps -----------------------------------------------------
         kname, ell = _kernel_name(kernel if kernel is not None else {"name": "linear"})
         self.kname, self.ell = kname, ell
@@ -452,38 +476,46 @@ class NetworkKernelUCB(Policy):
             self.log["rank_max"].append(1)
             self.log["min_Lv2"].append(1.0)
             return
-        W = self._W_lists(t)
+        reps = self.reps
+        gi = np.searchsorted(reps, self.rep_of)  # (V,) group index of every agent
+        W = self._W_lists(t)[reps]  # (G, Amax, Amax)
         w, U = np.linalg.eigh(W)
         w, U = w[:, ::-1], U[:, :, ::-1]
         wmax = np.maximum(w[:, :1], 0.0)
         pos = w > self.rank_tol * np.where(wmax > 0, wmax, 1.0)
         nrank = pos.sum(axis=1)
         r = nrank.copy() if self.r_max is None else np.minimum(nrank, self.r_max)
-        lv2 = np.cumsum(np.where(pos, U[:, 0, :] ** 2 * np.maximum(w, 0), 0.0), axis=1)  # ‖L_v‖² vs rank
-        need = np.array([int(np.searchsorted(lv2[v] >= self.min_var * W[v, 0, 0], True)) + 1
-                         for v in range(V)])
+        # ‖L_v‖² vs rank for every agent v (its row in its group's factor) and its W_vv
+        Uv = U[gi, self.pos_in_rep, :]  # (V, Amax)
+        lv2 = np.cumsum(np.where(pos[gi], Uv**2 * np.maximum(w[gi], 0), 0.0), axis=1)
+        Wvv = W[gi, self.pos_in_rep, self.pos_in_rep]
+        need = np.array([int(np.searchsorted(lv2[v] >= self.min_var * Wvv[v], True)) + 1 for v in range(V)])
         if self.truncation == "raise":
-            r = np.maximum(r, np.minimum(need, nrank))
+            need_g = np.zeros(len(reps), dtype=np.int64)
+            np.maximum.at(need_g, gi, need)  # a shared model serves its most demanding member
+            r = np.maximum(r, np.minimum(need_g, nrank))
         if self.r_limit is not None:
             r = np.minimum(r, int(self.r_limit))
         r = np.maximum(r, 1)
-        frac = lv2[np.arange(V), r - 1] / np.maximum(W[:, 0, 0], 1e-300)  # ‖L_v‖² / W_vv of the low-rank part
+        rv = r[gi]
+        frac = lv2[np.arange(V), rv - 1] / np.maximum(Wvv, 1e-300)  # ‖L_v‖² / W_vv of the low-rank part
         extra = np.zeros(V)
         if self.truncation == "own_residual":
             # one more column per agent: √(W_vv − ‖L_v‖²) on its own row only (zero when nothing is cut)
-            extra = np.maximum(W[:, 0, 0] - lv2[np.arange(V), r - 1], 0.0)
-            extra[extra <= self.rank_tol * np.maximum(W[:, 0, 0], 1e-300)] = 0.0
-        r_tot = r + (extra > 0)
+            extra = np.maximum(Wvv - lv2[np.arange(V), rv - 1], 0.0)
+            extra[extra <= self.rank_tol * np.maximum(Wvv, 1e-300)] = 0.0
+        r_tot = rv + (extra > 0)
         R = int(r_tot.max())
         Rl = int(r.max())
         keep = np.arange(Rl)[None, :] < r[:, None]
-        F = U[:, :, :Rl] * np.sqrt(np.maximum(w[:, None, :Rl], 0.0)) * keep[:, None, :]  # (V, Amax, Rl)
-        L = np.zeros((V, V, R))
-        rows = np.arange(V)[:, None]
-        valid = self.idx >= 0
-        L[np.broadcast_to(rows, self.idx.shape)[valid], self.idx[valid], :Rl] = F[valid]
+        F = U[:, :, :Rl] * np.sqrt(np.maximum(w[:, None, :Rl], 0.0)) * keep[:, None, :]  # (G, Amax, Rl)
+        Lg = np.zeros((len(reps), V, R))
+        ir = self.idx[reps]
+        valid = ir >= 0
+        Lg[np.broadcast_to(np.arange(len(reps))[:, None], ir.shape)[valid], ir[valid], :Rl] = F[valid]
+        L = Lg[gi]  # members share their representative's factor
         own = np.flatnonzero(extra > 0)
-        L[own, own, r[own]] = np.sqrt(extra[own])
+        L[own, own, rv[own]] = np.sqrt(extra[own])
         self.L, self.r = L, r_tot.astype(np.int64)
         self.log["rank_mean"].append(float(r_tot.mean()))
         self.log["rank_max"].append(R)
@@ -639,12 +671,13 @@ class NetworkKernelUCB(Policy):
         keep = set(self.centres.tolist()) if self.dist_mode else set()
         snap = {}
         if self.path == "primal":
-            for ag, Lc, w, ld in self._primal(t, np.arange(V)):
-                for i, v in enumerate(ag):
-                    rv = int(self.r[v])
-                    out[v] = self._scores_primal(Lc[i], w[i], ld[i], self.L[v, v, :rv], arms.for_agent(v))
-                    if v in keep:
-                        snap[int(v)] = (Lc[i], w[i], ld[i], self.L[v, :, :rv].copy())
+            for ag, Lc, w, ld in self._primal(t, self.reps):
+                for i, c in enumerate(ag):
+                    for v in self.members[int(c)]:
+                        rv = int(self.r[v])
+                        out[v] = self._scores_primal(Lc[i], w[i], ld[i], self.L[v, v, :rv], arms.for_agent(v))
+                        if v in keep:
+                            snap[int(v)] = (Lc[i], w[i], ld[i], self.L[v, :, :rv].copy())
         else:
             for v in range(V):
                 W = self.W_dual[v]
