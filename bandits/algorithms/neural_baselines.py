@@ -77,8 +77,9 @@ import numpy as np
 
 from ..comm import CommLedger
 from ..kernels import make_kernel
-from ..linalg import chol_rank1_update, sherman_morrison
+from ..linalg import chol_rank1_update
 from ..sim import Policy
+from .fn_ucb import sherman_morrison_inplace
 from .kernel_ucb import KernelUCBAgent, argmax_ties
 from .linear import LinUCBAgent
 
@@ -145,7 +146,10 @@ class NeuralBandit(Policy):
         init, feature_scale, objective: the network's parametrisation (:mod:`bandits.neural`).
         train_steps, lr: local training per step (30, 0.01). stop_train_after: last training step + 1.
         device: torch device of the networks ("auto": CUDA when present). grad_method: per-sample
-            gradient route ("auto": the closed form for one hidden layer).
+            gradient route ("auto": the closed form for one hidden layer; on the CPU with one hidden
+            layer the features are computed in numpy, :meth:`bandits.neural.MLP.features_numpy`).
+        nn_dtype: the networks' dtype, "float64" (default) or "float32" (the official code's; faster
+            training, results close but not equal to round-off). U⁻¹ is float64 either way.
     """
 
     name = "NeuralBandit"
@@ -153,10 +157,11 @@ class NeuralBandit(Policy):
     def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, *, style="ucb", width=20, depth=1,
                  lam=0.1, nu=0.1, width_form="paper", diag=False, init="official", feature_scale="raw",
                  objective="official", train_steps=30, lr=0.01, stop_train_after=2000, device="auto",
-                 grad_method="auto", tie_break="random"):
+                 grad_method="auto", tie_break="random", nn_dtype="float64"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
         _choice("style", style, STYLES)
         _choice("tie_break", tie_break, ("random", "first"))
+        _choice("nn_dtype", nn_dtype, ("float64", "float32"))
         self.c = width_coefficient(lam, nu, width_form)
         self.style, self.lam, self.diag, self.tie_break = style, float(lam), bool(diag), tie_break
         self.stop_train_after = _check_stop("stop_train_after", stop_train_after)
@@ -168,7 +173,7 @@ class NeuralBandit(Policy):
         if grad_method not in nn.GRAD_METHODS:
             raise ValueError(f"grad_method must be one of {nn.GRAD_METHODS}, got {grad_method!r}")
         self.feature_scale, self.grad_method = feature_scale, grad_method
-        self.mlp = nn.MLP(dim, width, depth, init, device=device)
+        self.mlp = nn.MLP(dim, width, depth, init, dtype=getattr(torch, nn_dtype), device=device)
         self.train_cfg = nn.TrainConfig(steps=train_steps, lr=lr, lam=lam, objective=objective)
         N, T, p0 = self.N, self.T, self.mlp.p0
         self.p0 = p0
@@ -192,15 +197,21 @@ class NeuralBandit(Policy):
     # -- scores -------------------------------------------------------------------------------
     def _predict(self, agents: np.ndarray, X: np.ndarray):
         """f (B, K) and σ² (B, K) of the active agents at their current parameters; G (B, K, p0)."""
-        idx = self._torch.as_tensor(agents, device=self.mlp.device)
-        th = self.theta.index_select(0, idx)
-        Xt = self._nn.to_tensor(X, self.mlp.device, self.mlp.dtype)
-        f = self._nn.to_numpy(self.mlp.forward(th, Xt))
-        G = self._nn.to_numpy(self.mlp.features(th, Xt, self.feature_scale, self.grad_method))
+        nn, mlp = self._nn, self.mlp
+        every = len(agents) == self.N and np.array_equal(agents, np.arange(self.N))
+        th = self.theta if every else self.theta.index_select(0, self._torch.as_tensor(agents, device=mlp.device))
+        if self.grad_method == "func" or not mlp._numpy_ok(th):
+            Xt = nn.to_tensor(X, mlp.device, mlp.dtype)
+            f = nn.to_numpy(mlp.forward(th, Xt)).astype(np.float64, copy=False)
+            G = nn.to_numpy(mlp.features(th, Xt, self.feature_scale, self.grad_method)).astype(np.float64, copy=False)
+        else:  # one hidden layer on the CPU: the closed form in numpy (no per-call torch overhead)
+            f = mlp.forward_numpy(th, X)
+            G = mlp.features_numpy(th, X, self.feature_scale)
         if self.diag:
             var = np.einsum("bkp,bp->bk", G * G, 1.0 / self.U_diag[agents])
         else:
-            var = np.einsum("bkp,bpq,bkq->bk", G, self.Uinv[agents], G, optimize=True)
+            U = self.Uinv if every else self.Uinv[agents]  # no copy of the N inverses when all act
+            var = np.einsum("bkp,bkp->bk", np.matmul(G, U), G)
         return f, np.maximum(var, 0.0), G
 
     def select(self, t, agents, arms):
@@ -225,10 +236,14 @@ class NeuralBandit(Policy):
             if self.diag:
                 self.U_diag[i] += g * g
             else:
-                self.Uinv[i] = sherman_morrison(self.Uinv[i], g)
+                sherman_morrison_inplace(self.Uinv[i], g)
             n = self.n_obs[i]
-            self._X[i, n] = self._nn.to_tensor(X[b, choices[b]], self.mlp.device, self.mlp.dtype)
-            self._y[i, n] = float(rewards[b])
+            if self._X.device.type == "cpu":  # numpy views of the CPU buffers
+                self._X.numpy()[i, n] = X[b, choices[b]]
+                self._y.numpy()[i, n] = float(rewards[b])
+            else:
+                self._X[i, n] = self._nn.to_tensor(X[b, choices[b]], self.mlp.device, self.mlp.dtype)
+                self._y[i, n] = float(rewards[b])
             self.n_obs[i] = n + 1
         if self.stop_train_after is None or t < self.stop_train_after:
             self._train(agents)
