@@ -24,9 +24,13 @@ Choices where the paper is silent (spec ``coop-kernelucb.md`` §2.9, §4, §9.2;
   every method shares them (common random numbers), so the claims are paired over trials;
 * primal path with ``r_max`` = 10 (linear) / 4 (RBF) and ``K̂_z`` refreshed every 10 rounds (full);
   RFF dimension 128 for ``K_x`` and for the MMD embedding;
-* full mode runs ``n_runs = 10`` of the paper's 100 trials per panel (the paper's 100 are days on 2
-  cores, spec §9; the figure title and every claim say how many); ``n_runs`` raises it (Dask backend
-  on a cluster);
+* full mode runs ``n_runs = 10`` of the paper's 100 trials per panel (the minimum the issue allows; the
+  figure title and every claim say how many); ``n_runs`` raises it (Dask backend on a cluster). Even 10
+  do **not** fit in 2 hours on 2 cores with the current engine: measured (2 shared cores, CPU time, ER
+  linear panel, V = 200, full parameters, 20 rounds) Eager-KernelUCB 9.6 s and Dist-KernelUCB 6.0 s per
+  round, because the ``‖L_v‖² ≥ 0.95`` safeguard raises the rank of ``K̂_z`` to 130–146 (primal systems
+  of ≈ 1 400 unknowns per agent), i.e. ≈ 2.7 h and 1.7 h per run at T = 1000 for that panel alone;
+  the spec's ≈ 4–15 min per Eager run assumed ``r_max = 10``;
 * quick mode: ``V = 32``, ``T = 120`` (linear) / 100 (RBF), 4 trials, RFF 32 / 64, ``K̂_z`` every round,
   ``r_max = 5`` (linear), and on the RBF row the rank of ``K̂_z`` capped at 4 (``r_limit_rbf = 4``: the
   ``‖L_v‖² ≥ 0.95`` safeguard may then stop short; full mode does not cap).
