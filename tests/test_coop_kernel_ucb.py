@@ -343,3 +343,17 @@ def test_shared_models_equal_per_agent_models(name, G):
     a = _policy(ALGORITHMS[name], net, env, 12, kz="mmd")
     c = _policy(ALGORITHMS[name], net, env, 12, kz="mmd", path="dual")
     assert _lockstep(a, c, env, 12) < 1e-8
+
+
+@pytest.mark.parametrize("kw", [{"kz": "mmd", "r_max": 2}, {"kz": "mmd", "r_max": 1, "truncation": "own_residual"},
+                                {"kz": "mmd", "peripheral_mode": "copy_policy", "r_max": 2}])
+def test_dual_while_smaller_equals_primal(net6, kw):
+    env = ClusterEnv(net6, kind="linear", n_clusters=3)
+    cls = DistKernelUCB if "peripheral_mode" in kw else EagerKernelUCB
+    a = _policy(cls, net6, env, 14, **kw)
+    b = _policy(cls, net6, env, 14, dual_when_smaller=False, **kw)
+    used = []
+    orig = a._dual_smaller
+    a._dual_smaller = lambda t: used.append(orig(t).any()) or orig(t)
+    assert _lockstep(a, b, env, 14) < 1e-8
+    assert any(used) and not all(used)  # both forms were exercised

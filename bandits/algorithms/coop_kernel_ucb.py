@@ -108,6 +108,12 @@ arms at its own row. Equal to the per-agent computation to round-off (tests) exc
 ``‖L_v‖²`` safeguard, the group's rank is the largest any member needs (each member's model is then at
 least as exact as its own would be).
 
+Dual while smaller (``dual_when_smaller=True``): the primal model with factor ``L`` *is* kernel ridge
+regression with the truncated network kernel ``W̃ = L Lᵀ``; while an agent has fewer visible
+observations ``n`` than features ``r·D`` (the first rounds, when the MMD estimate is noisy and the
+safeguard asks for large ``r``) its model is computed in that dual form (``n × n`` Cholesky instead of
+``r·D × r·D``); same posterior and ``log det`` (Sylvester) to round-off.
+
 The RFF map is drawn **once per run** from a key of the run's algorithm seed that does not
 depend on the method (``SeedSequence(entropy, spawn_key + (crc32("coop-rff"),))``), so every
 RBF-row method of a run uses the same map (spec §2.7 item 2). Exact-RBF dual runs
@@ -267,6 +273,8 @@ class NetworkKernelUCB(Policy):
         n_features, n_embed: RFF dimensions for ``K_x`` and ``k_P`` (RBF only).
         features: ``"rff"`` (default) or ``"exact"`` (exact RBF; dual path only).
         r_max, rank_tol, min_var, r_limit: truncation of ``K̂_z`` (``r_max=None``: numerical rank).
+        dual_when_smaller: on the primal path, solve a model in dual form with ``W̃ = L Lᵀ`` while it
+            has fewer visible observations than features (module docstring).
         share_models: compute one model per group of agents with identical ``(Accept_v, τ(·, v))``
             (primal path; module docstring).
         truncation: ``"raise"`` (default; spec §2.7: raise ``r`` until ``‖L_v‖² ≥ min_var·W_vv``, at most
@@ -289,7 +297,7 @@ class NetworkKernelUCB(Policy):
                  delta=0.05, S=1.0, sigma_z=1.0, squared=False, embed_kernel="kx", n_features=128,
                  n_embed=128, features="rff", r_max=None, rank_tol=1e-8, min_var=0.95, r_limit=None,
                  kz_every=1, extra_delay=0, path="primal", chunk=None, peripheral_mode=None, kz_min_samples=1,
-                 truncation="raise", share_models=True):
+                 truncation="raise", share_models=True, dual_when_smaller=True):
         super().__init__(n_agents, horizon, dim, seed, ledger)
         accept = self.default_accept if accept is None else accept
         kz = self.default_kz if kz is None else kz
@@ -323,6 +331,7 @@ class NetworkKernelUCB(Policy):
         self.kz_every, self.chunk, self.kz_min_samples = int(kz_every), chunk, int(kz_min_samples)
         self.truncation = truncation
         self.share_models = bool(share_models)
+        self.dual_when_smaller = bool(dual_when_smaller)
         self.peripheral_mode = peripheral_mode
         V = self.N
         # --- network, delays, acceptance -------------------------------------------------
@@ -608,6 +617,15 @@ class NetworkKernelUCB(Policy):
                 ld = 2.0 * np.log(np.diagonal(Lc, axis1=1, axis2=2)).sum(axis=1) - p * np.log(self.lam)
                 yield ag, Lc, w, ld
 
+    def _dual_smaller(self, t: int) -> np.ndarray:
+        """(G,) bool per representative: its visible observations from sources in its factor are
+        fewer than its primal dimension ``r·D`` (then the dual system is the smaller one)."""
+        reps = self.reps
+        Lr = self.L[reps]  # (G, V, R)
+        active = np.any(Lr != 0, axis=2) & self.acc[reps]
+        n_obs = np.where(active, np.maximum(t - self.tau_acc[reps] + 1, 0), 0).sum(axis=1)
+        return n_obs < self.r[reps] * self.D
+
     def _scores_primal(self, Lc, w, logdet, Lrow, X):
         """UCB scores of K arms ``X`` (K, d) for one model at feature row ``Lrow`` (r,)."""
         psi = (Lrow[:, None, None] * self.phi(X)[None]).transpose(1, 0, 2).reshape(X.shape[0], -1)
@@ -634,10 +652,11 @@ class NetworkKernelUCB(Policy):
             return RBF(lengthscale=self.ell)(A, Bm)
         return self.phi(A) @ self.phi(Bm).T
 
-    def _dual_model(self, v: int, t: int, W: np.ndarray):
-        """Agent v's exact dual state at round t under network kernel W (V, V)."""
+    def _dual_model(self, v: int, t: int, W: np.ndarray, sources=None):
+        """Agent v's exact dual state at round t under network kernel W (V, V) (``sources``: the
+        accepted sources to include, default all; a source whose row of W is zero adds nothing)."""
         src, rnd = [], []
-        for u in np.flatnonzero(self.acc[v]):
+        for u in (np.flatnonzero(self.acc[v]) if sources is None else sources):
             last = t - int(self.tau_acc[v, u])
             if last >= 0:
                 src += [u] * (last + 1)
@@ -671,7 +690,18 @@ class NetworkKernelUCB(Policy):
         keep = set(self.centres.tolist()) if self.dist_mode else set()
         snap = {}
         if self.path == "primal":
-            for ag, Lc, w, ld in self._primal(t, self.reps):
+            small = self._dual_smaller(t) if self.dual_when_smaller else np.zeros(len(self.reps), dtype=bool)
+            for c in self.reps[small]:
+                # the same (truncated) model in dual form: W̃ = L Lᵀ, fewer observations than features
+                c = int(c)
+                Lf = self.L[c, :, : int(self.r[c])]
+                Wt = Lf @ Lf.T
+                model = self._dual_model(c, t, Wt, sources=np.flatnonzero(self.acc[c] & np.any(Lf != 0, axis=1)))
+                for v in self.members[c]:
+                    out[v] = self._scores_dual(model, Wt, v, arms.for_agent(v))
+                    if v in keep:
+                        snap[int(v)] = (model, Wt)
+            for ag, Lc, w, ld in self._primal(t, self.reps[~small]):
                 for i, c in enumerate(ag):
                     for v in self.members[int(c)]:
                         rv = int(self.r[v])
@@ -723,7 +753,7 @@ class NetworkKernelUCB(Policy):
                 continue
             snap = self.snapshots[t - Dl][c]
             Xp = arms.for_agent(p)
-            if self.path == "primal":
+            if len(snap) == 4:
                 Lc, w, ld, Lrows = snap
                 if not np.any(Lrows[p]):
                     continue  # p's data had not reached c yet: keep p's own KernelUCB
