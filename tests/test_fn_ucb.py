@@ -340,3 +340,84 @@ def test_same_seed_same_numbers_on_cuda_and_close_to_cpu():
     np.testing.assert_array_equal(res[0][0], res[1][0])
     assert torch.equal(res[0][1], res[1][1])
     torch.testing.assert_close(res[0][1], res[2][1], rtol=1e-9, atol=1e-10)
+
+
+def test_in_place_sherman_morrison_and_woodbury_equal_direct():
+    from bandits.algorithms.fn_ucb import sherman_morrison_inplace, woodbury_inplace
+
+    rng = np.random.default_rng(0)
+    p, lam = 12, 0.5
+    A = lam * np.eye(p)
+    Ainv = np.eye(p) / lam
+    buf = Ainv  # the same object throughout: updates are in place
+    for _ in range(200):
+        u = rng.standard_normal(p)
+        c = sherman_morrison_inplace(Ainv, u)
+        assert c == pytest.approx(1.0 + u @ np.linalg.solve(A, u))
+        A += np.outer(u, u)
+    assert Ainv is buf
+    np.testing.assert_allclose(Ainv, np.linalg.inv(A), rtol=1e-8, atol=1e-12)
+    Phi = rng.standard_normal((30, p))
+    seq = Ainv.copy()
+    for phi in Phi:
+        sherman_morrison_inplace(seq, phi)
+    woodbury_inplace(Ainv, Phi, chunk=7)  # 5 blocks, the last one of 2 rows
+    A += Phi.T @ Phi
+    assert Ainv is buf
+    np.testing.assert_allclose(Ainv, seq, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(Ainv, np.linalg.inv(A), rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("variant,D", [("less_comm", 20.0), ("full", 20.0), ("less_comm", 0.0)])
+def test_round_snapshots_copy_on_write(variant, D):
+    """The matrices UCB_b uses between rounds are the ones broadcast at the last round, while the
+    running (V^local_i)⁻¹ and their Less Comm. mean follow every point; with D = 0 no copy is made."""
+    N, T, lam = 2, 30, 0.5
+    pol, _ = _policy(N, T, D=D, variant=variant)
+    rec = Recorder(pol)
+    snaps, checks = {}, {"round": 0, "between": 0}
+    orig_round, orig_update = pol._round, pol.update
+
+    def _round(t, xs, ys):
+        orig_round(t, xs, ys)
+        snaps["last"] = pol.Vnn_run.copy() if variant == "less_comm" else pol.Vloc_inv.copy()
+        assert (pol.Vnn is pol.Vnn_run) if variant == "less_comm" else (pol.Vloc_snap is pol.Vloc_inv)
+    pol._round = _round
+
+    def update(t, agents, arms, choices, rewards):
+        orig_update(t, agents, arms, choices, rewards)
+        P = np.array(rec.phis)  # (t + 1, N, p)
+        loc = np.array([np.linalg.inv(lam * np.eye(pol.p) + P[:, i].T @ P[:, i]) for i in range(N)])
+        np.testing.assert_allclose(pol.Vloc_inv, loc, rtol=1e-7, atol=1e-9)
+        if variant == "less_comm":
+            np.testing.assert_allclose(pol.Vnn_run, loc.mean(0), rtol=1e-7, atol=1e-9)
+        snap = pol.Vnn if variant == "less_comm" else pol.Vloc_snap
+        np.testing.assert_array_equal(snap, snaps["last"] if "last" in snaps else
+                                      np.broadcast_to(np.eye(pol.p) / lam, snap.shape))
+        checks["round" if pol.round_times and pol.round_times[-1] == t else "between"] += 1
+    pol.update = update
+    _run(pol, _env(), T, N)
+    assert checks["round"] >= 2 and (D == 0.0 or checks["between"] >= 2), checks
+    if D == 0.0:
+        assert checks["between"] == 0
+
+
+def test_float32_network_close_to_float64():
+    """nn_dtype="float32" (the official code's network dtype): driven by the same choices, the
+    averaged network and the scores stay within float32 round-off of the float64 run."""
+    N, T = 2, 25
+    p64, _ = _policy(N, T, seed=2)
+    p32, _ = _policy(N, T, seed=2, nn_dtype="float32")
+    env, rng_e, rng_n = _env(), np.random.default_rng(0), np.random.default_rng(1)
+    for t in range(T):
+        agents, arms, means = env.round(t, N, rng_e)
+        ch = p64.select(t, agents, arms)
+        p32.select(t, agents, arms)
+        y = env.rewards(means[np.arange(N), ch], rng_n)
+        p64.update(t, agents, arms, ch, y)
+        p32.update(t, agents, arms, ch, y)
+    assert p32.theta_sync.dtype == torch.float32 and p64.theta_sync.dtype == torch.float64
+    assert len(p64.train_log) > 10
+    np.testing.assert_allclose(p32.theta_sync.double().numpy(), p64.theta_sync.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(p32._phi, p64._phi, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(p32.Vsync_inv, p64.Vsync_inv, rtol=1e-3, atol=1e-5)

@@ -261,3 +261,36 @@ def test_golden_values(name):
     _, tr = _run(ALGORITHMS[name], N=1, T=40, seed=0)
     got = float(tr.regret.sum())
     assert got == pytest.approx(GOLDEN[name], rel=1e-9)
+
+
+@pytest.mark.parametrize("cls", [NeuralUCB, NeuralUCBDiag])
+def test_neural_numpy_scoring_equals_torch_func_route(cls):
+    """The CPU numpy closed form (grad_method="auto") and torch.func (grad_method="func") give the
+    same choices, networks and inverses."""
+    pa, ta = _run(cls, N=2, T=15, seed=4, stop_train_after=8)
+    pb, tb = _run(cls, N=2, T=15, seed=4, stop_train_after=8, grad_method="func")
+    np.testing.assert_array_equal(ta.regret, tb.regret)
+    np.testing.assert_allclose(pa.theta.numpy(), pb.theta.numpy(), rtol=1e-10, atol=1e-12)
+    if not pa.diag:
+        np.testing.assert_allclose(pa.Uinv, pb.Uinv, rtol=1e-8, atol=1e-10)
+
+
+def test_neural_float32_close_to_float64():
+    import torch
+
+    p64 = _make(NeuralTS, N=1, T=20, seed=6)
+    p32 = _make(NeuralTS, N=1, T=20, seed=6, nn_dtype="float32")
+    env = make_env(COSINE)
+    rng = np.random.default_rng(0)
+    for t in range(20):
+        agents, arms, means = env.round(t, 1, rng)
+        ch = p64.select(t, agents, arms)
+        p32.select(t, agents, arms)
+        p32._g[0] = p32._predict(agents, arms.X)[2][0, ch[0]]  # its gradient at the float64 run's choice
+        p64.update(t, agents, arms, ch, means[0, ch])
+        p32.update(t, agents, arms, ch, means[0, ch])
+    assert p32.theta.dtype == torch.float32
+    np.testing.assert_allclose(p32.theta.double().numpy(), p64.theta.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(p32.Uinv, p64.Uinv, rtol=1e-3, atol=1e-4)
+    with pytest.raises(ValueError, match="nn_dtype"):
+        _make(NeuralTS, nn_dtype="float16")
