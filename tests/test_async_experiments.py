@@ -83,7 +83,8 @@ def test_full_mode_budget_parameters():
 
 
 @pytest.mark.parametrize("name, value", [("heavy_runs", {"Approx": 3}), ("heavy_runs", {"NKernelUCB": 0}),
-                                         ("heavy_runs", [3]), ("max_dict_frac", 1.5), ("sens_runs", 0)])
+                                         ("heavy_runs", [3]), ("max_dict_frac", 1.5), ("sens_runs", 0),
+                                         ("sens_envs", ["netflix"])])
 def test_budget_parameters_are_validated_by_name(name, value):
     with pytest.raises(ParameterError, match=name):
         ex.async_params("full", device="cpu", **{name: value})

@@ -67,9 +67,9 @@ PAPER_RUNS = 10  # "averaged over 10 runs" (§5.2 / Figure 2 of the paper)
 _FULL = dict(T=10000, N=100, n_runs=10, gammas=[0.1, 1.0, 4.0], alphas=[0.1, 1.0, 4.0], tune_T=1000,
              tune_runs=2, envs=list(ENVS), methods=list(METHODS), lam=1.0, D=1.0, q=1.0, noise_std=0.1,
              K=20, approx_c=1.0, approx_trigger="var_sum", device="auto",
-             heavy_runs={"Approx-DisKernelUCB": 3}, max_dict_frac=0.8, sens_runs=3)
+             heavy_runs={"Approx-DisKernelUCB": 3}, max_dict_frac=0.8, sens_runs=3, sens_envs=None)
 _QUICK = dict(_FULL, T=1000, N=20, n_runs=3, gammas=[1.0], alphas=[1.0], tune_T=None, tune_runs=0,
-              heavy_runs={}, max_dict_frac=None, sens_runs=None)
+              heavy_runs={}, max_dict_frac=None, sens_runs=None, sens_envs=None)
 
 
 def async_params(mode: str = "quick", **overrides) -> dict:
@@ -100,6 +100,8 @@ def async_params(mode: str = "quick", **overrides) -> dict:
     p["heavy_runs"] = dict(hr)
     if p["sens_runs"] is not None:
         check_int("sens_runs", p["sens_runs"], 1)
+    if p["sens_envs"] is not None:
+        check_subset("sens_envs", p["sens_envs"], ENVS)
     if p["max_dict_frac"] is not None:
         f = p["max_dict_frac"]
         if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 < f <= 1:
@@ -467,9 +469,10 @@ def run_D_sensitivity(res: Fig2Results, Ds=(0.1, "1/N^2"), seed: int = 0, n_jobs
 
     p = res.params
     n_sens = p["n_runs"] if p.get("sens_runs") is None else min(p["n_runs"], p["sens_runs"])
+    envs = [e for e in p["envs"] if p.get("sens_envs") is None or e in p["sens_envs"]]
     sel = res.selected.set_index(["env", "method"])
     tasks, labels = [], []
-    for env in p["envs"]:
+    for env in envs:
         gamma, alpha = sel.loc[(env, "Async-KernelUCB"), ["gamma", "alpha"]]
         for D in Ds:
             Dv = 1.0 / p["N"] ** 2 if D == "1/N^2" else float(D)
@@ -482,7 +485,7 @@ def run_D_sensitivity(res: Fig2Results, Ds=(0.1, "1/N^2"), seed: int = 0, n_jobs
                                "rep": rep, "T": p["T"]})
     _, runs = _collect(tasks, labels, seed, n_jobs, backend, cache_dir, progress, "Async D sensitivity",
                        max(1, p["T"] // 10))
-    base = res.runs[res.runs.method.isin(["Async-KernelUCB", "Approx-DisKernelUCB"])]
+    base = res.runs[res.runs.method.isin(["Async-KernelUCB", "Approx-DisKernelUCB"]) & res.runs.env.isin(envs)]
     base = base.assign(method=base.method.where(base.method != "Async-KernelUCB", f"Async-KernelUCB (D={p['D']:g})"))
     out = pd.concat([base, runs], ignore_index=True).groupby(["env", "method"])
     return out[["R_T", "C_T"]].mean().assign(runs=out.size())
