@@ -1,35 +1,59 @@
-"""FN-UCB experiment module (bandits/experiments/fn_ucb.py): parameters and task construction (no runs)."""
+"""FN-UCB experiment modules (bandits/experiments/fn_ucb.py, fn_ucb_theory.py): parameters, task
+construction, claims on hand-made results, and one tiny recorded run (no timing)."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
+import pandas as pd
 import pytest
 
 from bandits.experiments import fn_ucb as ex
+from bandits.experiments import fn_ucb_theory as th
 from bandits.experiments.common import ParameterError
 
 
 def test_modes_and_validation():
     q, f = ex.fn_params("quick"), ex.fn_params("full")
-    assert (q["T"], q["n_runs"], q["Ns"]) == (1000, 2, [1, 2, 5])
+    assert (q["T"], q["n_runs"], q["Ns"]) == (500, 3, [1, 2, 5])
     assert (f["T"], f["n_runs"], f["Ns"]) == (5000, 3, [1, 2, 5, 10])
+    assert f["figures"] == list(ex.FIGURES) and ex.not_run(f) == []
+    assert ex.not_run(q) == ["2a", "2b", "2d", "5"]
+    assert q["official_figures"] == ["1a"] and f["official_figures"] == ["1a", "1b", "2a"]
     for bad, word in (({"figures": ["7"]}, "figures"), ({"Ns": [0]}, "Ns"), ({"D_cosine": [-1.0]}, "D_cosine"),
-                      ({"T": 0}, "T"), ({"device": "tpu"}, "device"), ({"colour": 1}, "colour")):
+                      ({"T": 0}, "T"), ({"device": "tpu"}, "device"), ({"colour": 1}, "colour"),
+                      ({"official_figures": ["1c"]}, "official_figures"), ({"fig4_envs": ["mnist"]}, "fig4_envs"),
+                      ({"official": "yes"}, "official")):
         with pytest.raises(ParameterError, match=word):
             ex.fn_params("quick", **bad)
 
 
 def test_tasks_shared_runs_computed_once():
-    p = ex.fn_params("quick", figures=["1a", "1d", "2a", "5"])
+    p = ex.fn_params("quick", figures=["1a", "1c", "1d", "3", "2a", "5"], official_figures=["1a"])
     tasks, where = ex.fn_tasks(p)
     keys = {(str(c), r) for c, r in tasks}
     assert len(keys) == len(tasks)  # distinct
-    assert len(where) > len(tasks)  # 1d's "every round" N=5 run is 1a's; Fig. 5's full run is 2a's N=5
+    # 1d's "every round" N=5 run is 1a's; 1c's and 3's Less Comm. N=2 runs are 1a's; Fig. 5's full run is 2a's N=5
+    idx = {(c.figure, c.env, c.label, r): i for c, r, i in where}
+    assert idx[("1d", "cosine", "FN-UCB (N=5, comm. every round)", 0)] == idx[("1a", "cosine", "FN-UCB (N=5)", 0)]
+    assert idx[("1c", "cosine", "FN-UCB (N=2)", 1)] == idx[("1a", "cosine", "FN-UCB (N=2)", 1)]
+    assert idx[("3", "cosine", "FN-UCB (N=2, Less Comm.)", 2)] == idx[("1a", "cosine", "FN-UCB (N=2)", 2)]
+    assert idx[("5", "shuttle", "FN-UCB (N=5, m=20)", 0)] == idx[("2a", "shuttle", "FN-UCB (N=5)", 0)]
     labels = {c.label for c, _, _ in where}
     assert {"FN-UCB (N=5) [official]", "NeuralTS [official]", "FN-UCB (N=5, D=2.5)"} <= labels
+    assert not any(c.official for c, _, _ in where if c.figure == "2a")  # official only beside 1a here
     off = [c for c, _, _ in where if c.official]
-    assert off and all(dict(c.params).get("nn_mode", "official_shared") == "official_shared" for c in off
-                       if c.algorithm == "FN-UCB")
+    assert off and all(dict(c.params).get("nn_mode") == "official_shared" for c in off if c.algorithm == "FN-UCB")
     cfg = off[0].config(p)
     assert cfg["env"].get("sampler") == "cube_normalized" or cfg["env"].get("official_streams")
+
+
+def test_quick_set_covers_the_quick_figures():
+    p = ex.fn_params("quick")
+    figs = {c.figure for c in ex.curves(p)}
+    assert figs == {"1a", "1b", "1c", "1d", "2c", "3", "4"}  # 6 is drawn from 1a/1b's runs
+    envs4 = {c.env for c in ex.curves(p) if c.figure == "4"}
+    assert envs4 == {"cosine", "square"}
 
 
 def test_paper_hyperparameters():
@@ -39,3 +63,64 @@ def test_paper_hyperparameters():
     assert by[("2a", "FN-UCB (N=2)")]["lam"] == 10.0 and by[("2a", "FN-UCB (N=2)")]["nu_b"] == 0.01
     assert by[("2c", "FN-UCB (N=2, diag)")]["width"] == 50 and by[("2c", "FN-UCB (N=2, diag)")]["diag"]
     assert by[("4", "LinearUCB (ν=0.01)")] == {"lam": 1.0, "nu": 0.01}
+    assert by[("3", "FN-UCB (N=2, full)")]["variant"] == "full" and "variant" not in by[("3", "FN-UCB (N=2, Less Comm.)")]
+
+
+def _fake_1c(T):
+    """Hand-made per-run R̄(T) for Fig. 1c: only UCB_a clearly worst, only UCB_b below it."""
+    p = ex.fn_params("quick", figures=["1c"], T=T)
+    rows = []
+    vals = {"FN-UCB (N=2)": [30, 32, 31], "only UCB_a": [60, 62, 64], "only UCB_b": [40, 41, 45],
+            "no NN aggregation": [35, 36, 38]}
+    for lab, v in vals.items():
+        for rep, x in enumerate(v):
+            rows.append({"figure": "1c", "env": "cosine", "label": lab, "N": 2, "rep": rep, "R_T": float(x),
+                         "official": False})
+    return ex.FNResults(p, pd.DataFrame(), pd.DataFrame(rows))
+
+
+def test_long_run_claims_not_judged_before_the_alpha_ramp_ends():
+    short = {c.id: c for c in ex.fn_claims(_fake_1c(500), method="t")}
+    long = {c.id: c for c in ex.fn_claims(_fake_1c(ex.ALPHA_FULL_T), method="t")}
+    for cid in ("fig1c-only-ucb-a-worst", "fig1c-only-ucb-b-below-a"):
+        assert short[cid].verdict == "INCONCLUSIVE" and "not judged at T = 500" in short[cid].value
+        assert "(the interval's own verdict: PASS)" in short[cid].value
+        assert long[cid].verdict == "PASS"
+    assert short["fig1c-aggregation-helps"].verdict == "PASS"  # not a long-run claim
+
+
+# ------------------------------------------------------------------------------ theory module
+def test_theory_params_and_tasks():
+    q, f = th.theory_params("quick"), th.theory_params("full")
+    assert (q["T"], q["n_runs"]) == (500, 3) and (f["T"], f["T_E3"]) == (1000, 2000)
+    assert f["D_grid"] == [0.5, 1.0, 2.5, 5.0, 10.0, 20.0]
+    for bad, word in (({"D_grid": [1.0, 2.0]}, "D_grid"), ({"N_grid": [0, 1, 2]}, "N_grid"), ({"c_N": 0}, "c_N"),
+                      ({"T": 0}, "T"), ({"device": "tpu"}, "device")):
+        with pytest.raises(ParameterError, match=word):
+            th.theory_params("quick", **bad)
+    tasks = th.theory_tasks(q)
+    assert len(tasks["E5"]) == len(q["D_grid"]) * 3 and len(tasks["E6"]) == len(q["N_grid"]) * 3
+    d6 = {c["N"]: c["params"]["D"] for c, _ in tasks["E6"]}
+    assert all(math.isclose(d6[N], th.C_N * q["T"] / N) for N in q["N_grid"])
+    assert all("D" not in c["params"] for c, _ in tasks["E3"] + tasks["E3a"])  # every round
+    assert {c["algorithm"] for c, _ in tasks["E3a"]} == {"FN-UCB [only UCB_a]"}
+
+
+def test_round_bound_closed_form():
+    zeta, b = th.round_bound(100, 4.0, 25.0)  # ζ = √(4·100/25) = 4: ⌈100/4⌉ + ⌈25·4/4⌉ = 25 + 25
+    assert zeta == 4.0 and b == 50.0
+    assert th.round_bound(100, 1.0, 0.2)[0] == 10.0  # R floored at 1
+
+
+def test_recorded_run_potential_and_theorem2_bound():
+    cfg = th._config(th.theory_params("quick", m=4), "FN-UCB", 2, 40, D=2.0)
+    r = th.run_theory_cell(cfg, 0, 0)
+    info, pot, fin = r["meta"]["info"], np.asarray(r["arrays"]["potential"]), r["meta"]["final"]
+    assert pot.size == info["n_rounds"] == len(info["round_times"]) > 0
+    assert np.all(np.diff(pot) >= 0) and math.isclose(pot[-1], fin["potential_diag"])
+    # the exact log det never exceeds the diagonal one (Hadamard's inequality)
+    assert fin["potential_exact"] <= fin["potential_diag"] + 1e-9
+    _, bound = th.round_bound(40, 2.0, math.ceil(fin["potential_diag"]))
+    assert info["n_rounds"] <= bound
+    again = th.run_theory_cell(cfg, 0, 0)
+    assert np.array_equal(again["arrays"]["regret"], r["arrays"]["regret"])  # same seed, same numbers

@@ -36,10 +36,20 @@ after iteration 2000; Neural UCB/TS with ν = 0.1 in the paper's width form (≡
 :func:`~bandits.algorithms.neural_baselines.width_coefficient`); for the real data the baselines use the
 paper's "same set of parameters", i.e. ν = ν_TKN = 0.1.
 
-Quick mode (spec §9.2): T = 1000, 2 runs, N ∈ {1, 2, 5}, D sets {0, 2.5, 5} (cosine) and
-{0, 0.01, 0.05} (shuttle diag), shuttle diag with m = 20, the ν grid reduced to {0.1}; NN training is
-then never stopped (stop_train_after = 2000 > T). The figure groups to run are a parameter
-(``figures``), so a notebook can run a subset.
+Quick mode (≤ 3 minutes on 2 cores; measured in the notebook): **3 runs** (the fewest for which
+:mod:`bandits.claims` gives an interval: with the spec §9.2's 2 runs every claim would be INCONCLUSIVE),
+**T = 500**, N ∈ {1, 2, 5}, Figures 1a (with the official_shared curves beside it, as spec §9.2 asks),
+1b, 1c, 1d (D ∈ {0, 2.5, 5}), 2c (shuttle, diagonal approximation, m = 20), 3 (N = 2), 4 (cosine and
+square, ν = 0.1 only) and 6. Left out (``not_run``): the full-matrix real-data figures 2a, 2b, 5 (a
+shuttle Neural UCB with its 1301 × 1301 matrix alone costs ≈ 30 s of CPU at T = 1000) and 2d. The
+spec's quick T = 1000 costs ≈ 16 s of CPU per FN-UCB N = 5 run (training is quadratic in t until it
+stops), which with 3 runs does not fit; T = 500 keeps the paper's hyperparameters unchanged (α ramp
+700/3, training never stopped since 2000 > T). At T = 500 the α ramp has not reached 1 (it does at
+t = 703, :data:`ALPHA_FULL_T`), so the two *long-run* claims of Fig. 1c (only UCB_a's regret "in the
+long run", only UCB_b "quickly learns") are reported INCONCLUSIVE with their numbers when T < 703
+(the paper itself describes only UCB_b as worse than only UCB_a at first). Runs shared by several
+figures (e.g. 1a's N = 2 run is 1c's and 3's Less Comm. run) are computed once. The figure groups are
+a parameter (``figures``), so a notebook can run a subset or, in full mode, everything.
 """
 from __future__ import annotations
 
@@ -50,7 +60,7 @@ import numpy as np
 from ..runner import run_key, sweep
 from .common import Claim, ParameterError, check_int, check_subset, fmt, mode_params
 
-__all__ = ["FIGURES", "RELEASED", "RELEASED_T1000", "fn_params", "validate_fn", "curves", "fn_tasks",
+__all__ = ["FIGURES", "OFFICIAL_FIGURES", "FIG4_ENVS", "ALPHA_FULL_T", "not_run", "RELEASED", "RELEASED_T1000", "fn_params", "validate_fn", "curves", "fn_tasks",
            "run_fn", "FNResults", "fn_claims", "released_table", "plot_panels", "plot_fig6", "PANELS"]
 
 FIGURES = ("1a", "1b", "1c", "1d", "2a", "2b", "2c", "2d", "3", "4", "5", "6")
@@ -68,11 +78,20 @@ RELEASED_T1000 = {
     "square": {"NeuralTS": 123, 1: 92, 2: 76, 10: 18},
 }
 
+OFFICIAL_FIGURES = ("1a", "1b", "2a")
+FIG4_ENVS = ("cosine", "square", "shuttle", "magic")
+#: Iteration (1-based) from which the linear α ramp (delay 3, ramp 700) is 1: UCB_a no longer decides.
+ALPHA_FULL_T = 703
+
 _FULL = dict(T=5000, n_runs=3, Ns=[1, 2, 5, 10], Ns_real=[1, 2, 5], D_cosine=[5.0, 4.0, 2.5],
              D_shuttle=[0.05, 0.03, 0.01], m=20, m_diag=50, nu_grid=[1.0, 0.1, 0.01], Ns_fig3=[2, 5],
-             stop_train_after=2000, figures=list(FIGURES), official=True, device="cpu", stride=10)
-_QUICK = dict(_FULL, T=1000, n_runs=2, Ns=[1, 2, 5], D_cosine=[5.0, 2.5], D_shuttle=[0.05, 0.01], m_diag=20,
-              nu_grid=[0.1], stride=1)
+             stop_train_after=2000, figures=list(FIGURES), official=True, official_figures=list(OFFICIAL_FIGURES),
+             fig4_envs=list(FIG4_ENVS), device="cpu", stride=10)
+#: Quick mode (module docstring): 3 runs (the least :mod:`bandits.claims` gives an interval for), T = 500,
+#: the synthetic figures, shuttle with the diagonal approximation at m = 20, official_shared beside Fig. 1a.
+_QUICK = dict(_FULL, T=500, n_runs=3, Ns=[1, 2, 5], D_cosine=[5.0, 2.5], D_shuttle=[0.05, 0.01], m_diag=20,
+              nu_grid=[0.1], Ns_fig3=[2], figures=["1a", "1b", "1c", "1d", "2c", "3", "4", "6"],
+              official_figures=["1a"], fig4_envs=["cosine", "square"], stride=5)
 
 SYNTH = {"lam": 0.1, "nu_a": 0.1, "nu_b": 0.1}
 REAL = {"lam": 10.0, "nu_a": 0.1, "nu_b": 0.01}
@@ -90,6 +109,10 @@ def validate_fn(p: dict) -> None:
         check_int(k, p[k], 1)
     check_int("stop_train_after", p["stop_train_after"], 0)
     check_subset("figures", p["figures"], FIGURES)
+    check_subset("official_figures", p["official_figures"], OFFICIAL_FIGURES)
+    check_subset("fig4_envs", p["fig4_envs"], FIG4_ENVS)
+    if not isinstance(p["official"], bool):
+        raise ParameterError(f"parameter 'official' must be True or False, got {p['official']!r}")
     for k in ("Ns", "Ns_real", "Ns_fig3"):
         if not p[k] or any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 for n in p[k]):
             raise ParameterError(f"parameter {k!r} must be a non-empty list of integers >= 1, got {p[k]!r}")
@@ -126,9 +149,10 @@ class Curve:
 
 
 def _fn(p, hyper, **kw):
-    """FN-UCB parameters; options left at FN-UCB's defaults (D = 0, diag = False) are omitted, so a run
-    shared by several figures has one configuration (and is computed once)."""
-    kw = {k: v for k, v in kw.items() if not ((k == "D" and v == 0) or (k == "diag" and not v))}
+    """FN-UCB parameters; options left at FN-UCB's defaults (D = 0, diag = False, variant = "less_comm") are
+    omitted, so a run shared by several figures has one configuration (and is computed once)."""
+    kw = {k: v for k, v in kw.items() if not ((k == "D" and v == 0) or (k == "diag" and not v)
+                                              or (k == "variant" and v == "less_comm"))}
     return tuple(sorted(dict(hyper, width=kw.pop("width", p["m"]), stop_train_after=p["stop_train_after"],
                              device=p["device"], **kw).items()))
 
@@ -146,7 +170,7 @@ def curves(p: dict) -> list[Curve]:
             continue
         hyper = SYNTH if env in ("cosine", "square") else REAL
         Ns = p["Ns"] if fig in ("1a", "1b") else p["Ns_real"]
-        for off in ([False, True] if (p["official"] and fig in ("1a", "1b", "2a")) else [False]):
+        for off in ([False, True] if (p["official"] and fig in p["official_figures"]) else [False]):
             tag = " [official]" if off else ""
             for alg in ("NeuralUCB", "NeuralTS"):
                 out.append(Curve(fig, env, alg + tag, alg, _neural(p, hyper), 1, off))
@@ -178,7 +202,7 @@ def curves(p: dict) -> list[Curve]:
                     lab = f"FN-UCB (N={N}, {'Less Comm.' if var == 'less_comm' else 'full'})"
                     out.append(Curve("3", env, lab, "FN-UCB", _fn(p, SYNTH, variant=var), N))
     if "4" in figs:
-        for env in ("cosine", "square", "shuttle", "magic"):
+        for env in p["fig4_envs"]:
             hyper = SYNTH if env in ("cosine", "square") else REAL
             for alg in ("NeuralUCB", "NeuralTS"):
                 out.append(Curve("4", env, alg, alg, _neural(p, hyper), 1))
@@ -303,11 +327,19 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str = "percentile") -
     figs = set(p["figures"])
     how = f"paired over runs, {level:.0%} {method} interval"
 
-    def add(cid, q, check, parts, fig, env, labels):
+    def add(cid, q, check, parts, fig, env, labels, long_run=False):
         if not parts:
             return
         r = combine(parts) if len(parts) > 1 else parts[0]
-        out.append(Claim.from_result(cid, Q[q], check, r, value=_means(runs, fig, env, labels) + f"; deciding: {r.label}"))
+        value = _means(runs, fig, env, labels) + f"; deciding: {r.label}"
+        if long_run:
+            check += (f"; a long-run claim, judged only when T ≥ {ALPHA_FULL_T} (where the α ramp reaches 1), "
+                      "otherwise INCONCLUSIVE with its numbers shown")
+        c = Claim.from_result(cid, Q[q], check, r, value=value)
+        if long_run and p["T"] < ALPHA_FULL_T:
+            c.verdict, c.passed = "INCONCLUSIVE", False
+            c.value = f"not judged at T = {p['T']} < {ALPHA_FULL_T} (the interval's own verdict: {r.verdict}); " + value
+        out.append(c)
 
     for fig, env, Ns in (("1a", "cosine", p["Ns"]), ("1b", "square", p["Ns"]), ("2a", "shuttle", p["Ns_real"]),
                          ("2b", "magic", p["Ns_real"]), ("2c", "shuttle", p["Ns_real"])):
@@ -335,7 +367,7 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str = "percentile") -
             f"{env}: R̄(T) strictly decreasing along N = {Ns} (each step paired; {how})", parts, fig, env, fl)
     if p["official"]:
         for fig, env, Ns in (("1a", "cosine", p["Ns"]), ("1b", "square", p["Ns"]), ("2a", "shuttle", p["Ns_real"])):
-            if fig not in figs:
+            if fig not in figs or fig not in p["official_figures"]:
                 continue
             fl = [f"FN-UCB (N={N}) [official]" for N in Ns]
             parts = [_lower(runs, fig, env, fl[j + 1], fl[j], level, method) for j in range(len(Ns) - 1)]
@@ -345,9 +377,10 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str = "percentile") -
         full, a, b, noagg = "FN-UCB (N=2)", "only UCB_a", "only UCB_b", "no NN aggregation"
         labels = [full, a, b, noagg]
         add("fig1c-only-ucb-a-worst", "onlyA", f"cosine N=2: R̄(T) of only-UCB_a above every other variant's ({how})",
-            [_lower(runs, "1c", "cosine", x, a, level, method) for x in (full, b, noagg)], "1c", "cosine", labels)
+            [_lower(runs, "1c", "cosine", x, a, level, method) for x in (full, b, noagg)], "1c", "cosine", labels,
+            long_run=True)
         add("fig1c-only-ucb-b-below-a", "onlyB", f"cosine N=2: R̄(T) of only-UCB_b below only-UCB_a's ({how})",
-            [_lower(runs, "1c", "cosine", b, a, level, method)], "1c", "cosine", labels)
+            [_lower(runs, "1c", "cosine", b, a, level, method)], "1c", "cosine", labels, long_run=True)
         add("fig1c-aggregation-helps", "agg", f"cosine N=2: R̄(T) of FN-UCB below the no-aggregation variant's ({how})",
             [_lower(runs, "1c", "cosine", full, noagg, level, method)], "1c", "cosine", labels)
     for fig, env, Ds, pre in (("1d", "cosine", p["D_cosine"], "FN-UCB (N=5"), ("2d", "shuttle", p["D_shuttle"],
@@ -412,6 +445,11 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str = "percentile") -
                                          f"{env}: log-log slope of R̄(T) vs N < 0 (fitted over all runs)", s,
                                          value="; ".join(f"N={n}: {fmt(v)}" for n, v in m.items()) + f"; {s.text()}"))
     return out
+
+
+def not_run(p: dict) -> list[str]:
+    """The figure groups of the paper that these parameters leave out (e.g. quick mode's real-data figures)."""
+    return [f for f in FIGURES if f not in p["figures"]]
 
 
 def released_table(res: FNResults):
