@@ -83,12 +83,15 @@ Two paths, equal to 1e-8 when nothing is truncated (tests):
       μ(x) = ψ(v,x)ᵀ A_p⁻¹ b_p,   σ²(x) = λ ψ(v,x)ᵀ A_p⁻¹ ψ(v,x),   ½ log det(A_p/λ) = γ̂
 
   with per-source cumulative statistics ``M_u = Σ φφᵀ``, ``b_u = Σ yφ`` read from a ring buffer
-  (:class:`bandits.network.CumulativeStatsBuffer`). All agents are batched: for each delay
-  level δ one GEMM ``(V·R², V) @ (V, D²)`` gives every agent's ``A_p`` (the coefficients
-  ``L_{ua} L_{ub} 1[τ(u,v) = δ]`` as a stacked array), then a batched Cholesky over the
-  ``(V, p, p)`` stack; agents are processed in chunks that bound the memory (``chunk``; 1 = the
-  per-agent loop, used by the tests to check the batching). Agents whose rank ``r_v`` is below
-  the batch's ``R`` carry zero columns (exact: those coordinates have ``A_p = λ`` and no data).
+  (:class:`bandits.network.CumulativeStatsBuffer`). Agents are batched by rank: for the agents
+  of one rank ``r`` a single GEMM ``(n·r(r+1)/2, n_levels·V) @ (n_levels·V, D(D+1)/2)`` over every
+  (delay level, source) pair gives the distinct blocks ``Σ_u L_ua L_ub M_u`` (``a ≤ b``) on the packed
+  upper triangles of the symmetric ``M_u`` — a quarter of the flops of the full ``r²·D²`` product —,
+  one gather lays them out as the ``(n, p, p)`` stack, and LAPACK ``potrf``/``trtrs`` factor and
+  solve each system in place. Chunks bound the memory (``chunk``; 1 = the per-agent loop, used by
+  the tests to check the batching). Measured (ER(200, 0.7), γ = 1, one core, CPU time per
+  agent-round of Eager): linear ``r = 10`` 0.80 → 0.49 ms, RBF ``r = 4``, ``D = 128`` 8.9 → ~4 ms
+  (``bandits.bench``, entries ``coop_kernel_ucb*``).
 
 ``truncation="own_residual"`` (our option, not in the paper or spec): instead of raising ``r``, keep
 ``r ≤ r_max`` (and ``r_limit``) and give each agent one more column, ``√(W_vv − ‖L_v‖²)`` on its own row
@@ -799,13 +802,12 @@ class NetworkKernelUCB(Policy):
             self.ledger.deliver(t, int(self._deliv[t]), self.msg_scalars, "observation")
             self.log["accepted_deliveries"] += int(self._accepted_per_round[t])
             if self.dist_mode and self.peripheral_mode == "copy_policy" and self.L is not None:
-                R = self.L.shape[2]
-                p = R * self.D
                 hops = np.cumsum(self._centre_hops, axis=1)[:, min(self.gamma, t + 1)]
                 n_per = np.bincount(self.centre_of[~self.is_centre], minlength=V)[self.centres]
-                for h, k in zip(hops, n_per):
+                for h, k, R in zip(hops, n_per, self.r[self.centres]):  # each centre's own rank
+                    p = int(R) * self.D
                     if h:
-                        self.ledger.deliver(t, int(h), int(p + p * (p + 1) // 2 + R * k), "model_snapshot")
+                        self.ledger.deliver(t, int(h), int(p + p * (p + 1) // 2 + int(R) * k), "model_snapshot")
 
     def info(self):
         return {"rank_mean": float(np.mean(self.log["rank_mean"])) if self.log["rank_mean"] else None,
