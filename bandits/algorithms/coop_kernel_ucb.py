@@ -578,8 +578,6 @@ class NetworkKernelUCB(Policy):
         copies every matrix and runs ~2× slower at ``p = 512``)."""
         V, D = self.N, self.D
         levels = [dl for dl in self.delay_levels if t - dl >= 0]
-        if not levels:
-            levels = []
         ntri = self._ntri
         tri_flat = self._gather_map(1)[3]
         Mp = np.concatenate([self.stats.read("M", t - dl).reshape(V, D * D)[:, tri_flat] for dl in levels]) \
@@ -613,9 +611,11 @@ class NetworkKernelUCB(Policy):
                 for i in range(n):
                     # A[i] is C-ordered and symmetric: as a Fortran array it is A[i] itself; the upper
                     # factor U (UᵀU = A) written in place is, read in C order, the lower L = Uᵀ
-                    _, info = _dpotrf(A[i].T, lower=0, clean=1, overwrite_a=1)
+                    U, info = _dpotrf(A[i].T, lower=0, clean=1, overwrite_a=1)
                     if info != 0:
                         raise np.linalg.LinAlgError(f"A_p of agent {ag[i]} is not positive definite (potrf info {info})")
+                    if U.ctypes.data != A[i].ctypes.data:  # not written in place (never with this layout)
+                        A[i] = U.T
                     w[i] = _lower_solve(Lc[i], bp[i])
                 ld = 2.0 * np.log(np.diagonal(Lc, axis1=1, axis2=2)).sum(axis=1) - p * np.log(self.lam)
                 yield ag, Lc, w, ld
