@@ -179,3 +179,84 @@ def test_modes_differ_and_defaults_validate():
     q, f = at.theory_params("quick"), at.theory_params("full")
     assert q["T"] <= f["T"] and q["n_runs"] <= f["n_runs"]
     assert math.isclose(at.resolve_D(f["c4_D"][0], f["N"]), 1 / f["N"] ** 2)
+
+
+# ---------------------------------------------------------------- C2, C3, C8, C9, C10 (issue 13)
+EXTRA = dict(N=4, extra_T=60, extra_runs=3, c2_q=[0.5, 2.0], c2_q_theory=False, c3_runs=1, c8_D=[0.5, 2.0],
+             c10_runs=3, c10_approx_runs=1, c9_centres=5)
+
+
+@pytest.fixture(scope="module")
+def extra():
+    p = at.theory_params("quick", **EXTRA)
+    return at.run_extra(p, seed=0, n_jobs=1, backend="serial", progress=False)
+
+
+def test_extra_tables_and_claims(extra):
+    assert set(extra.frames()) == {"c2", "c3", "c8", "c9", "c10"}
+    assert len(extra.c2) == 6 and (extra.c2.frac_in_band <= 1).all()
+    # C3: the eigen basis and the Cholesky zero-padding give the same run
+    assert (extra.c3.agg_err < 1e-9).all() and (extra.c3.same_choices == 1).all()
+    # C8: the Lemma C.1 ratio is >= 1 (fewer data, larger variance) and within 1 + N D here
+    assert (extra.c8.max_ratio >= 1 - 1e-9).all() and (extra.c8.max_ratio <= extra.c8.bound).all()
+    assert set(extra.c9.alpha_kind) == {"theory", "alpha=1"}
+    assert (extra.c10[extra.c10.method == at.ASYNC].max_participants == 1).all()
+    assert (extra.c10[extra.c10.method == at.APPROX].mean_participants == 4).all()
+    claims = at.extra_claims(extra)
+    ids = [c.id for c in claims]
+    for cid in ("C2-eps-shrinks", "C2-eps-accuracy", "C2-variance-fidelity", "C3-merge-in-runs", "C8-staleness-bound",
+                "C8-rises-with-D", "C9-coverage", "C10-participation", "C10-async-regret-unchanged"):
+        assert cid in ids
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.close(at.plot_extra(extra))
+
+
+def test_eps_hat_closed_form():
+    k = make_kernel({"name": "rbf", "gamma": 1.0})
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    assert at._eps_hat(k, X, np.ones(6), 1.0) == pytest.approx(0.0, abs=1e-12)
+    # w = 0 everywhere: ε̂ = ‖K(K+λI)^-1‖ = λ_max/(λ_max + λ)
+    ev = np.linalg.eigvalsh(k(X)).max()
+    assert at._eps_hat(k, X, np.zeros(6), 1.0) == pytest.approx(ev / (ev + 1.0), rel=1e-10)
+
+
+def test_staleness_prefix_variances_match_direct():
+    k = make_kernel({"name": "rbf", "gamma": 1.0})
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(8, 2)) * 0.5
+    clients, steps = np.array([0, 1, 0, 1, 0, 0, 1, 1]), np.arange(8)
+    info = {"comm_steps": [2, 5], "comm_clients": [0, 1]}  # client 0 uploads 0, 2; client 1 uploads 1, 3
+    P = rng.normal(size=(3, 2))
+    st = at._staleness(k, X, clients, steps, info, 1.0, P)
+    allP = np.vstack([X, P])
+    # exchange 1 (t = 2): server holds {0, 2}; all data up to t = 2 is {0, 1, 2}
+    r0 = at._exact_var(k, X[[0, 2]], allP, 1.0) / at._exact_var(k, X[:3], allP, 1.0)
+    assert st["lemma"][0] == pytest.approx(r0.max(), rel=1e-9)
+    # step 6 (client 1, last exchange at t = 5 holding {0, 2, 1, 3}) vs all data before 6
+    r = at._exact_var(k, X[[0, 2, 1, 3]], X[6:7], 1.0) / at._exact_var(k, X[:6], X[6:7], 1.0)
+    assert st["client"][6] == pytest.approx(r[0], rel=1e-9)
+
+
+def test_zipf_schedule_and_alpha():
+    s = at._ZipfSchedule(1.2)
+    rng = np.random.default_rng(0)
+    a = np.array([s.active(t, 5, rng)[0] for t in range(4000)])
+    f = np.bincount(a, minlength=5) / 4000
+    w = np.arange(1, 6) ** -1.2
+    np.testing.assert_allclose(f, w / w.sum(), atol=0.03)
+    assert at.alpha_lemma44(1, 1.0, 1.0, 1.0, 0.0, 0.5, 0.1, 3.0) == pytest.approx((1 / math.sqrt(0.5) + 1))
+    env = at.make_rkhs_env({"d": 3, "K": 4, "noise_std": 0.1, "gamma_k": 1.0, "n_centres": 7}, 0)
+    c, a_ = env.info["centres"], env.info["a"]
+    K = make_kernel({"name": "rbf", "gamma": 1.0})(c)
+    assert float(a_ @ K @ a_) == pytest.approx(1.0)
+
+
+def test_extra_parameter_errors():
+    with pytest.raises(ParameterError, match="extra_checks"):
+        at.theory_params("quick", extra_checks=["C99"])
+    with pytest.raises(ParameterError, match="c9_delta"):
+        at.theory_params("quick", c9_delta=2.0)
