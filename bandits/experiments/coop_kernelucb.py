@@ -278,7 +278,8 @@ def plot_fig1(res: Fig1Results, band: str = "se"):
                 if c.empty:
                     continue
                 mat = c.pivot(index="rep", columns="t", values="regret")
-                band_plot(ax, mat.columns.to_numpy(), mat.to_numpy(), m, color=color_for(m, k), band=band,
+                col = "black" if m.startswith("Eager-KernelUCB (σ_z") else color_for(m, k)
+                band_plot(ax, mat.columns.to_numpy(), mat.to_numpy(), m, color=col, band=band,
                           linestyle="-" if m in PAPER_METHODS[row] else "--")
             ax.set_title(panel_title(res, row, graph), fontsize=9)
             ax.set_xlabel("round t")

@@ -464,7 +464,7 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
         b = runs[(runs.check == "C3") & (runs.x == k) & (runs.method == "Coop-KernelUCB")].sort_values("rep")
         net = res.networks[("C3", k)]
         parts.append(compare_paired(a.R_T.to_numpy(), b.R_T.to_numpy(), "<", 0.0, level=level,
-                                    label=f"Mycielski-{k} compl. (α = 2 ≤ centres {net['n_c']}, |𝐂| = {net['cover']}): "
+                                    label=f"Mycielski-{k} compl. (α = 2, centres {net['n_c']}, |𝐂| = {net['cover']}): "
                                           f"R̂ Dist − Coop"))
     out.append(Claim.from_result(
         "C3-dist-beats-coop", "R̂(T) = Õ(Υ_z Υ_VT √(α(G_γ)·T/V·log(Vλ/δ))) for Dist-KernelUCB; since α(G_γ) ≤ χ̄(G_γ) "
