@@ -421,3 +421,10 @@ def test_float32_network_close_to_float64():
     np.testing.assert_allclose(p32.theta_sync.double().numpy(), p64.theta_sync.numpy(), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(p32._phi, p64._phi, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(p32.Vsync_inv, p64.Vsync_inv, rtol=1e-3, atol=1e-5)
+
+
+def test_diverged_network_fails_with_a_clear_message():
+    pol, _ = _policy(2, 10, alpha_mode="one")
+    pol.theta_sync = torch.full_like(pol.theta_sync, float("nan"))
+    with pytest.raises(FloatingPointError, match="diverged.*lower lr"):
+        _run(pol, _env(), 10, 2)

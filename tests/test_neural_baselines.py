@@ -294,3 +294,12 @@ def test_neural_float32_close_to_float64():
     np.testing.assert_allclose(p32.Uinv, p64.Uinv, rtol=1e-3, atol=1e-4)
     with pytest.raises(ValueError, match="nn_dtype"):
         _make(NeuralTS, nn_dtype="float16")
+
+
+def test_neural_diverged_network_fails_with_a_clear_message():
+    pol = _make(NeuralUCB, T=5)
+    pol.theta[:] = float("nan")
+    env = make_env(COSINE)
+    agents, arms, _ = env.round(0, 1, np.random.default_rng(0))
+    with pytest.raises(FloatingPointError, match="NeuralUCB.*diverged.*lower lr"):
+        pol.select(0, agents, arms)

@@ -66,12 +66,26 @@ Options (spec §2.10; defaults in brackets)
   Every observation joins the agent's training set; ``official_train_subset=True`` appends only
   the point of an iteration that trains (the code's behaviour, spec §7.6).
 
-Linear algebra (spec §2.11): float64 numpy, no inverse per step. ``V_sync⁻¹ = (λI + W_sync)⁻¹``
-takes the pending points of all agents by Sherman–Morrison at each round; an agent keeps a
-private ``V_{t,i}⁻¹`` only once it has unsynchronised data (with ``D = 0`` it never has). Each
-``(V^local_{t,i})⁻¹`` takes one rank-one update per own point, and the Less Comm. mean
-``(1/N) Σ_i (V^local_{t,i})⁻¹`` is kept as a running mean (each local update changes it by
-``−uuᵀ/(N(1 + φᵀu))``, ``u = (V^local)⁻¹φ``) and snapshotted at rounds.
+Linear algebra (spec §2.11): float64 numpy, no inverse per step, every update in place through
+BLAS (``dger`` / ``dgemm`` with β = 1 on the matrices' own memory: one pass over a p × p matrix
+per update, which is what the per-iteration cost is made of when p0 = 1301). ``V_sync⁻¹ =
+(λI + W_sync)⁻¹`` takes the pending points of all agents at each round in one Woodbury block
+update (:func:`woodbury_inplace`, equal to the sequential Sherman–Morrison updates to round-off);
+an agent keeps a private ``V_{t,i}⁻¹`` only once it has unsynchronised data (with ``D = 0`` it
+never has), and the agents without one are scored together in one GEMM. Each
+``(V^local_{t,i})⁻¹`` takes one rank-one update per own point (:func:`sherman_morrison_inplace`),
+and the Less Comm. mean ``(1/N) Σ_i (V^local_{t,i})⁻¹`` is kept as a running mean (the N local
+updates change it by ``−Σ_i u_i u_iᵀ/(N(1 + φ_iᵀu_i))``, ``u_i = (V^local_i)⁻¹φ_i``, one rank-N
+GEMM) and snapshotted at rounds. Snapshots are copy-on-write: a round makes the broadcast matrix
+the running one itself, copied only if the running one changes before the next round, so with
+``D = 0`` no p × p copy is ever made. UCB_a's mean reuses ``Φ V⁻¹`` from the width
+(``⟨φ, V⁻¹b⟩ = (φᵀV⁻¹) b``). The network's features, predictions and training run in numpy for
+one hidden layer on the CPU (:meth:`bandits.neural.MLP.features_numpy`, ``forward_numpy``,
+:func:`bandits.neural.train_full_batch`).
+
+Cost (``bandits.bench.bench_fn_ucb``, cosine, m = 20, D = 0, T = 5000, one thread, process CPU
+time on the shared 2-core machine): see the bench entry ``fn_ucb``; training (30 full-batch steps on
+all n ≤ 2000 local points per round) is most of it until t = 2000.
 
 Communication (ledger, scalars; spec §2.6): per round, every agent uploads ``W_new,i`` (p² full, p
 diag), ``B_new,i`` (p), ``θ^i`` (p0, when the NN was trained and is aggregated), ``α_{t,i}`` (1,
@@ -169,7 +183,9 @@ class FNUCB(Policy):
         lam: λ (0.1 synthetic, 10 real data). nu_a: ν_TKN (UCB_a). nu_b: ν_TK (UCB_b).
         D: communication threshold (≥ 0; 0: a round every iteration).
         nn_dtype: the network's dtype, ``"float64"`` (default; CPU and CUDA agree to round-off) or
-            ``"float32"`` (the official code's; about twice as fast to train). The linear
+            ``"float32"`` (the official code's; training about 1.3x (n = 250) to 2x (n ≥ 1000)
+            faster on one CPU thread; features and parameters within float32 round-off of the
+            float64 run, tested, so the choices can differ where two arms nearly tie). The linear
             statistics are float64 either way.
         device: torch device of the network (``"auto"``: CUDA when present).
     """
@@ -402,6 +418,15 @@ class FNUCB(Policy):
                 snaps = self.vloc_snap if self.diag else self.Vloc_snap
                 w = np.mean([np.sqrt(self._quad(Pall, snaps[j])) for j in range(N)], axis=0)
             scores += alpha * (f + self.nu_b * sl * w.reshape(N, K))
+        if not np.isfinite(scores).all():
+            cfg = getattr(self, "train_cfg", None)
+            if cfg is None:
+                raise FloatingPointError(f"FN-UCB scores are not finite at t={t} (non-finite contexts or rewards?)")
+            raise FloatingPointError(
+                f"FN-UCB scores are not finite at t={t}: the network diverged during training "
+                f"(objective={cfg.objective!r}, lr={cfg.lr}, lam={cfg.lam}); full-batch gradient descent on "
+                "the summed loss of objective='paper' needs lr below 2 / (largest eigenvalue of the data "
+                "Hessian), which shrinks as the local data grow: lower lr")
         return np.array([argmax_ties(scores[i], self.rngs[i], self.tie_break) for i in range(N)])
 
     # ------------------------------------------------------------------------------ update

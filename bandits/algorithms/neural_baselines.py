@@ -218,6 +218,11 @@ class NeuralBandit(Policy):
         agents = np.asarray(agents)
         X = _decision_sets(arms, len(agents))
         f, var, G = self._predict(agents, X)
+        if not (np.isfinite(f).all() and np.isfinite(var).all()):
+            cfg = self.train_cfg
+            raise FloatingPointError(
+                f"{self.name} scores are not finite at t={t}: the network diverged during training "
+                f"(objective={cfg.objective!r}, lr={cfg.lr}, lam={cfg.lam}); lower lr")
         sd = self.c * np.sqrt(var)
         out = np.empty(len(agents), dtype=np.int64)
         for b, i in enumerate(agents):
