@@ -596,13 +596,14 @@ class NetworkKernelUCB(Policy):
                 n = len(ag)
                 Lg = self.L[ag][:, :, :r]  # (n, V, r)
                 # coefficients c[n, pair, (level, u)] = L_ua L_ub 1[τ(u,v) = level]
-                sel = (self.tau_acc[ag][:, None, :] == lev[:, None]).astype(float)  # (n, nlev, V)
-                Ld = Lg[:, None, :, :] * sel[..., None]  # (n, nlev, V, r)
-                Ld = Ld.reshape(n, -1, r)
+                Lt = np.ascontiguousarray(Lg.transpose(0, 2, 1))  # (n, r, V)
+                sel = self.tau_acc[ag][:, None, :] == lev[:, None]  # (n, nlev, V)
+                Ld = (Lt[:, None, :, :] * sel[:, :, None, :]).transpose(0, 2, 1, 3).reshape(n, r, -1)  # (n, r, nlev·V)
                 if len(levels):
-                    C = (Ld[:, :, ia] * np.tile(Lg, (1, len(levels), 1))[:, :, ib]).transpose(0, 2, 1)
+                    Lb = Lt if len(levels) == 1 else np.tile(Lt, (1, 1, len(levels)))
+                    C = Ld[:, ia, :] * Lb[:, ib, :]  # (n, pairs, nlev·V), already in GEMM layout
                     G = (C.reshape(n * npair, -1) @ Mp).reshape(n, npair * ntri)
-                    bp = np.einsum("nka,ki->nai", Ld, bs).reshape(n, p)
+                    bp = (Ld @ bs).reshape(n, p)
                 else:
                     G, bp = np.zeros((n, npair * ntri)), np.zeros((n, p))
                 A = np.take(G, gmap, axis=1).reshape(n, p, p)
