@@ -50,6 +50,21 @@ long run", only UCB_b "quickly learns") are reported INCONCLUSIVE with their num
 (the paper itself describes only UCB_b as worse than only UCB_a at first). Runs shared by several
 figures (e.g. 1a's N = 2 run is 1c's and 3's Less Comm. run) are computed once. The figure groups are
 a parameter (``figures``), so a notebook can run a subset or, in full mode, everything.
+
+Measured (papermill, empty run cache, ``n_jobs=2``, on a 2-core machine shared with other jobs, load
+≈ 14–16): quick mode, 105 runs, **195 s of CPU** (user + sys, workers included) for a wall time of
+896 s; on two free cores that is ≈ 100 s of runs plus ≈ 20 s of kernel start, plots and claims. Full
+mode (318 runs, 669 agent-runs) was not run; a per-category cost model ``L·T + Q·min(T, 2000)²`` per
+agent (L the per-step linear algebra, Q the quadratic cost of retraining on all local data each round,
+both fitted to runs at T = 400–1000 on the same machine) gives ≈ 3.6 CPU-hours, i.e. ≈ 1.8 h on 2 cores
+(range ≈ 1.8–2.7 h given the contended measurements), dominated by shuttle with full 1301 × 1301
+matrices (Figs. 2a, 5: ≈ 0.9 CPU-h), cosine/square (≈ 1.3 CPU-h), shuttle diag m = 50 (≈ 0.5 CPU-h)
+and the kernel baselines of Fig. 4 (≈ 0.4 CPU-h).
+
+Observation (Fig. 3): at the paper's ν_TK = 0.1 (λ = 0.1) the UCB_b width is negligible next to the
+network's prediction differences, so FN-UCB (full) and FN-UCB (Less Comm.) make *identical* choices in
+every quick run (R̄(T) equal to the last digit; with ν_TK = 10 they differ). The Fig. 3 claim's PASS
+(ratio 1 [1, 1]) is therefore "identical", which is stronger than, and explains, "very similar".
 """
 from __future__ import annotations
 
