@@ -357,3 +357,19 @@ def test_dual_while_smaller_equals_primal(net6, kw):
     a._dual_smaller = lambda t: used.append(orig(t).any()) or orig(t)
     assert _lockstep(a, b, env, 14) < 1e-8
     assert any(used) and not all(used)  # both forms were exercised
+
+
+def test_sparse_build_for_small_accept_sets(monkeypatch):
+    import bandits.algorithms.coop_kernel_ucb as mod
+
+    net = make_network(nx.path_graph(12), 1)
+    calls = []
+    real = mod._sparse.csr_matrix
+    monkeypatch.setattr(mod._sparse, "csr_matrix", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for name, kind, k in (("Ind-LinUCB", "linear", {}),
+                          ("Ind-KernelUCB", "rbf", {"kernel": {"name": "rbf", "lengthscale": 1.0}, "n_features": 8})):
+        env = ClusterEnv(net, kind=kind)
+        a = _policy(ALGORITHMS[name], net, env, 8, **k)
+        b = _policy(ALGORITHMS[name], net, env, 8, path="dual", **k)
+        assert _lockstep(a, b, env, 8) < 1e-8
+    assert calls  # the sparse product was used (one accepted source of 12)

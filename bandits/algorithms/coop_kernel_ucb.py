@@ -150,6 +150,7 @@ from __future__ import annotations
 import zlib
 
 import numpy as np
+from scipy import sparse as _sparse
 from scipy.linalg import solve_triangular
 from scipy.linalg.lapack import dpotrf as _dpotrf
 from scipy.linalg.lapack import dtrtrs as _dtrtrs
@@ -602,7 +603,11 @@ class NetworkKernelUCB(Policy):
                 if len(levels):
                     Lb = Lt if len(levels) == 1 else np.tile(Lt, (1, 1, len(levels)))
                     C = Ld[:, ia, :] * Lb[:, ib, :]  # (n, pairs, nlev·V), already in GEMM layout
-                    G = (C.reshape(n * npair, -1) @ Mp).reshape(n, npair * ntri)
+                    C = C.reshape(n * npair, -1)
+                    if np.count_nonzero(C) < 0.1 * C.size:  # small accept sets (Ind, Coop cliques, peripherals)
+                        G = np.asarray(_sparse.csr_matrix(C) @ Mp).reshape(n, npair * ntri)
+                    else:
+                        G = (C @ Mp).reshape(n, npair * ntri)
                     bp = (Ld @ bs).reshape(n, p)
                 else:
                     G, bp = np.zeros((n, npair * ntri)), np.zeros((n, p))
