@@ -219,7 +219,8 @@ def test_validation_messages():
     assert torch_device("auto").type in ("cpu", "cuda")
 
 
-@pytest.mark.parametrize("init,objective", [("official", "official"), ("ntk", "paper")])
+@pytest.mark.parametrize("init,objective", [("official", "official"), ("ntk", "paper"), ("official", "paper"),
+                                            ("ntk", "official")])
 def test_numpy_and_torch_engines_agree_in_place(init, objective):
     mlp = MLP(4, 6, 1, init, device="cpu")
     theta0 = mlp.init_params(0)
