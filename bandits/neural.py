@@ -58,9 +58,13 @@ zero), which is exactly ``torch.optim.SGD(lr, weight_decay=λ/n)`` on ``nn.MSELo
 The paper's App. E says "stochastic gradient descent … 30 iterations with a learning rate of
 0.01"; the official code is full-batch (every step uses all local data), which we follow (the
 paper is silent on the batch size). For one hidden layer the gradient is the closed form above
-contracted with the residuals (no per-sample matrix is formed), run in numpy on the CPU tensors'
-own memory (``engine="auto"``; measured faster than torch for these tiny arrays) or in torch on
-CUDA; otherwise ``torch.func.grad``.
+contracted with the residuals (no per-sample matrix is formed), run on the CPU tensors' own
+memory with numpy's GEMMs and two torch elementwise kernels (``engine="auto"``; packed layout,
+13 calls per step, measured about 2x the plain numpy version and faster than torch's batched
+GEMMs for these tiny arrays) or in torch on CUDA; otherwise ``torch.func.grad``. Scoring a few
+arms per step (features and predictions) likewise runs in numpy on the CPU
+(:meth:`MLP.features_numpy`, :meth:`MLP.forward_numpy`). ``dtype=torch.float32`` (the official
+code's) trains about 1.3x (n = 250) to 2x (n ≥ 1000) faster than float64 on one CPU thread.
 Rows of a batch ``(B, p0)`` (one per agent, all with ``n`` points) are trained independently in
 one batched computation; training is in place (``theta`` is overwritten), so agents that share
 one storage really share their training.
