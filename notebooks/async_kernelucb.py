@@ -38,7 +38,7 @@
 #   `tuning_grid.csv`). Every method runs the paper's 10 runs except Approx-DisKernelUCB on the four
 #   fresh-context environments (f1, f2, MovieLens, Yelp): **3 of the paper's 10 runs** there, said so
 #   in the figure titles and the claims; `heavy_runs={}` runs all 10 (see the README's time table).
-#   A Nyström setting whose tuning dictionary holds more than 80 % of its points (γ_k = 4 on the
+#   A Nyström setting whose tuning dictionary holds more than 60 % of its points (γ_k = 4 on the
 #   fresh contexts) is not selected for the T = 10⁴ runs: the `selected` table names it and why.
 #   Every run is cached, so a stopped run resumes where it was.
 #
