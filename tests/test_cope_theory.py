@@ -102,3 +102,34 @@ def test_peace_width_table_and_claim():
 def test_theory_params_validated():
     with pytest.raises(ParameterError, match="mode"):
         ct.cope_theory_params("fast")
+
+
+def test_nonlinear_instance_properties():
+    a = ct.nonlinear_instance(1.0, 3)
+    b = ct.nonlinear_instance(1.0, 3)
+    np.testing.assert_array_equal(a.F, b.F)
+    assert a.delta_min == pytest.approx(0.05) and np.abs(a.F).max() <= 1 + 1e-12
+    np.testing.assert_array_equal(a.X[0], a.X[-1])  # arms shared by all agents
+    # tasks become more similar as ell_z grows: K_Z approaches the all-ones matrix
+    kz = [ct._task_and_arm_grams(ct.nonlinear_instance(e, 3))[0] for e in (0.1, 10.0)]
+    assert kz[0][0, -1] < 1e-6 < 0.99 < kz[1][0, -1]
+    with pytest.raises(ParameterError, match="ell_z"):
+        ct.nonlinear_instance(0.0, 0)
+
+
+def test_c9_runs_through_the_runner_and_claim(tmp_path):
+    from bandits.runner import sweep
+
+    tp = dict(ct.cope_theory_params("quick"), c9_instances=3, c9_runs=1, c9_ell_z=[0.1, 10.0], c9_delta_min=0.2)
+    tasks, _ = ct.c9_tasks(tp)
+    r1, _ = sweep(tasks[:2], 5, backend="serial", progress=False, fn=ct.run_c9_cell)
+    r2, _ = sweep(tasks[:2], 5, backend="serial", progress=False, fn=ct.run_c9_cell)
+    for x, y in zip(r1, r2):
+        np.testing.assert_array_equal(x["arrays"]["samples"], y["arrays"]["samples"])
+    c9 = ct.run_c9(tp, seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    assert len(c9) == 2 * 3 * 2 and c9.all_correct.all()
+    (c,) = ct.c9_claims(c9, tp)
+    assert c.verdict in ("PASS", "FAIL", "INCONCLUSIVE") and "1/V" in c.value
+    # with identical tasks CoKernelFC pools all agents: fewer samples than IndRAGE on every instance
+    m = c9[c9.ell_z == 10.0].groupby(["instance_seed", "method"]).S.mean().unstack()
+    assert (m.CoKernelFC < m.IndRAGE).all()
