@@ -133,3 +133,24 @@ def test_c9_runs_through_the_runner_and_claim(tmp_path):
     # with identical tasks CoKernelFC pools all agents: fewer samples than IndRAGE on every instance
     m = c9[c9.ell_z == 10.0].groupby(["instance_seed", "method"]).S.mean().unstack()
     assert (m.CoKernelFC < m.IndRAGE).all()
+
+
+def test_ind_peace_fb_gaussian_width_option():
+    from bandits.algorithms.rage import IndPeaceFB
+    from bandits.comm import CommLedger
+    from bandits.sim import run_pure_exploration
+
+    inst = cope_instance(1, 0.2, V=2)
+    wk = {"n_draws": 200, "n_iter": 30, "n_eval": 4000}
+    out = []
+    for _ in range(2):
+        pol = IndPeaceFB(inst, np.random.SeedSequence(7), CommLedger(inst.V, 64), T=3000,
+                         complexity="gaussian_width", width_kwargs=wk)
+        assert all(c.R == 3 for c in pol.cores)  # ceil(max(log2 γ, 2)) with γ ≈ 5.3 on these arms
+        tr = run_pure_exploration(pol, inst, np.random.default_rng(1))
+        out.append(tr)
+        assert (tr.samples.sum(axis=0) <= 3000).all()
+    np.testing.assert_array_equal(out[0].samples, out[1].samples)
+    np.testing.assert_array_equal(out[0].recommended, out[1].recommended)
+    with pytest.raises(ValueError, match="complexity"):
+        IndPeaceFB(inst, np.random.SeedSequence(7), CommLedger(inst.V, 64), T=3000, complexity="width")

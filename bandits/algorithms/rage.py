@@ -319,18 +319,39 @@ class PeaceFBCore(_Core):
     * return the survivor, or the argmax of the last estimate over :math:`Z` if R is exhausted.
 
     Uses at most R·N ≤ T samples.  ω values are cached by the set of arms.
+
+    ``complexity="gaussian_width"`` (spec §3.4, §7.16; not the default) replaces ω by Peace's
+    original complexity, the Gaussian width :math:`\gamma(Z)=\inf_\lambda(\mathbb E\sup_{z\in Z}
+    z^\top A(\xi,\lambda)^{-1/2}\eta)^2` (:func:`bandits.design.gaussian_width_design`: Adam as in
+    the official code, the centred estimator, warm-started at the ω design), everywhere: the
+    designs pulled, the cut rule and :math:`R=\lceil\max(\log_2\gamma(X_v),2)\rceil` (the
+    official code's R).  The width of each set is a Monte-Carlo estimate seeded by ``seed`` and the
+    set itself (independent of the order of evaluation); γ of one arm is 0.  ``width_kwargs`` go to
+    :func:`~bandits.design.gaussian_width_design` (e.g. fewer ``n_iter`` / ``n_eval`` for speed).
     """
 
     def __init__(self, features, budget: int, xi: float = 1e-6, eps: float = 0.1,
                  reuse_past_rounds: bool = False, tie_tol: float = 1e-3,
-                 design_method: str = "newton"):
+                 design_method: str = "newton", complexity: str = "omega", seed=None,
+                 width_kwargs: dict | None = None):
         super().__init__(features)
         if int(budget) < 1:
             raise ValueError(f"budget must be >= 1, got {budget}")
+        if complexity not in ("omega", "gaussian_width"):
+            raise ValueError(f"complexity must be 'omega' or 'gaussian_width', got {complexity!r}")
+        if complexity == "gaussian_width" and seed is None:
+            raise ValueError("complexity='gaussian_width' needs a seed (its Monte-Carlo draws)")
         self.T, self.xi, self.eps = int(budget), float(xi), float(eps)
         self.reuse, self.tie_tol, self.design_method = bool(reuse_past_rounds), float(tie_tol), design_method
+        self.complexity = complexity
+        self._seed = seed if isinstance(seed, np.random.SeedSequence) or seed is None else np.random.SeedSequence(seed)
+        self._width_kwargs = dict(width_kwargs or {})
+        self._widths: dict = {}
         omega_all = self.omega(np.arange(self.K))
-        self.R = max(1, int(math.ceil(math.log2(omega_all)))) if omega_all > 1 else 1
+        if complexity == "gaussian_width":
+            self.R = int(math.ceil(max(math.log2(omega_all), 2.0))) if omega_all > 0 else 2
+        else:
+            self.R = max(1, int(math.ceil(math.log2(omega_all)))) if omega_all > 1 else 1
         self.N = self.T // self.R
         self.Z = np.arange(self.K)
         self.k = 1
@@ -340,13 +361,37 @@ class PeaceFBCore(_Core):
         self.sizes = [int(self.K)]
         self.done = self.K <= 1 or self.N < 1
 
+    def _width(self, S):
+        """(weights, γ) of the set S (cached; seeded by the core's seed and the set)."""
+        act = tuple(sorted(int(a) for a in np.asarray(S).ravel()))
+        if len(act) < 2:
+            return np.full(self.K, 1.0 / self.K), 0.0
+        hit = self._widths.get(act)
+        if hit is None:
+            from ..design import gaussian_width_design
+
+            lam0, _ = xy_value(self.X, np.array(act), self.xi, self.design_method, self._key)
+            mask = int(sum(1 << a for a in act))
+            ss = np.random.SeedSequence(self._seed.entropy, spawn_key=tuple(self._seed.spawn_key) + (mask,))
+            res = gaussian_width_design(self.X, self.X[list(act)], self.xi, np.random.default_rng(ss),
+                                        weights0=lam0, **self._width_kwargs)
+            hit = (res["weights"], float(res["gamma"]))
+            self._widths[act] = hit
+        return hit[0].copy(), hit[1]
+
     def omega(self, S) -> float:
+        """The complexity of S: ω(ξ, S) (default) or the Gaussian width γ(S)."""
+        if self.complexity == "gaussian_width":
+            return self._width(S)[1]
         return xy_value(self.X, S, self.xi, self.design_method, self._key)[1]
 
     def next_counts(self):
         if self.done:
             return None
-        lam, _ = xy_value(self.X, self.Z, self.xi, self.design_method, self._key)
+        if self.complexity == "gaussian_width":
+            lam, _ = self._width(self.Z)
+        else:
+            lam, _ = xy_value(self.X, self.Z, self.xi, self.design_method, self._key)
         return self._emit(efficient_rounding(lam, self.N))
 
     def observe(self, counts, means) -> None:
@@ -716,21 +761,26 @@ class IndPeaceFB(_IndPolicy):
 
     Params: ``budget`` (T per agent, required; alias ``T``), ``xi`` (1e-6), ``eps`` (0.1),
     ``reuse_past_rounds`` (False), ``tie_tol`` (1e-3), ``design_method`` ("newton"),
-    ``complexity`` (only "omega" is implemented).
+    ``complexity`` ("omega", default, or "gaussian_width": Peace's original complexity, see
+    :class:`PeaceFBCore`; agent v's Monte-Carlo draws come from the v-th child of the policy's
+    seed), ``width_kwargs`` (forwarded to the width design).
     """
 
     name = "IndPeaceFB"
 
     def __init__(self, instance, seed, ledger, *, budget: int | None = None, T: int | None = None,
                  xi: float = 1e-6, eps: float = 0.1, reuse_past_rounds: bool = False,
-                 tie_tol: float = 1e-3, design_method: str = "newton", complexity: str = "omega"):
+                 tie_tol: float = 1e-3, design_method: str = "newton", complexity: str = "omega",
+                 width_kwargs: dict | None = None):
         super().__init__(instance, seed, ledger)
         budget = _budget(budget, T)
-        if complexity != "omega":
-            raise NotImplementedError("only complexity='omega' is implemented (spec §3.4 default)")
+        if complexity not in ("omega", "gaussian_width"):
+            raise ValueError(f"parameter 'complexity' must be 'omega' or 'gaussian_width', got {complexity!r}")
         self.cores = [PeaceFBCore(F, budget, xi=xi, eps=eps, reuse_past_rounds=reuse_past_rounds,
-                                  tie_tol=tie_tol, design_method=design_method)
-                      for F in self.features]
+                                  tie_tol=tie_tol, design_method=design_method, complexity=complexity,
+                                  seed=_child_seed(seed, v) if complexity == "gaussian_width" else None,
+                                  width_kwargs=width_kwargs)
+                      for v, F in enumerate(self.features)]
 
 
 class IndUniformFB(_IndPolicy):
