@@ -114,7 +114,7 @@ res.runs.groupby(["env", "method"])[["R_T", "C_T", "comm_rounds", "wall_time"]].
 # The paper does not state the D of its experiments (the theory uses D = 1/N²); the figure uses D = 1.
 # Async-KernelUCB at its selected (γ_k, α) on the same runs with other thresholds, next to
 # Approx-DisKernelUCB (not part of the claims; a smaller D makes clients less stale and costs more;
-# full mode uses the first 3 runs, column `runs`):
+# full mode uses the first 3 runs, column `runs`, on Magic, Mushroom and f1):
 
 # %%
 ex.run_D_sensitivity(res, seed=seed, n_jobs=n_jobs, backend=backend,

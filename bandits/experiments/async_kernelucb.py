@@ -36,7 +36,10 @@ dictionary is not selected for the long runs (:func:`select_settings`: at γ_k =
 dictionaries keep 64–92 % of the points, which at T = 10⁴ needs ~70 GB for Async-KernelUCB's N
 stale factors);
 the tuning table keeps those results and ``selected`` says what was excluded and why. The
-threshold-sensitivity table (not a claim) uses the first ``sens_runs`` (3) runs in full mode.
+threshold-sensitivity table (not a claim) uses the first ``sens_runs`` (3) runs in full mode, on
+``sens_envs`` = Magic, Mushroom (where the committed full run's D = 1 comparison failed) and f1 (one
+fresh-context environment): Async-KernelUCB at D = 1/N² costs ~2.5× its D = 1 run at T = 10⁴ (measured
+on f1 to t = 4000), so all six environments would add about an hour on 2 cores (``sens_envs=None``).
 Quick mode runs 3 runs (the fewest for which the claims' paired intervals are defined).
 """
 from __future__ import annotations
@@ -68,7 +71,8 @@ PAPER_RUNS = 10  # "averaged over 10 runs" (§5.2 / Figure 2 of the paper)
 _FULL = dict(T=10000, N=100, n_runs=10, gammas=[0.1, 1.0, 4.0], alphas=[0.1, 1.0, 4.0], tune_T=1000,
              tune_runs=2, envs=list(ENVS), methods=list(METHODS), lam=1.0, D=1.0, q=1.0, noise_std=0.1,
              K=20, approx_c=1.0, approx_trigger="var_sum", device="auto",
-             heavy_runs={"Approx-DisKernelUCB": 3}, max_dict_frac=0.6, sens_runs=3, sens_envs=None)
+             heavy_runs={"Approx-DisKernelUCB": 3}, max_dict_frac=0.6, sens_runs=3,
+             sens_envs=["magic", "mushroom", "f1"])
 _QUICK = dict(_FULL, T=1000, N=20, n_runs=3, gammas=[1.0], alphas=[1.0], tune_T=None, tune_runs=0,
               heavy_runs={}, max_dict_frac=None, sens_runs=None, sens_envs=None)
 
