@@ -29,8 +29,10 @@
 # nonlinear RKHS instance (C9: product RBF kernel, CoKernelFC vs IndRAGE as the tasks become similar).
 #
 # * `mode="quick"` (default): Δ_min ∈ {0.1, 0.2, 0.4, 0.8}, 10 runs (3 for the ALBA family), budgets
-#   {7k, 30k, 100k, 300k} with 40 runs; C9 on 8 random instances × 2 runs. About a minute and a half
-#   on 2 idle cores (measured: 4 min 53 s wall with a cold cache at load average 10 on 2 shared cores).
+#   {7k, 30k, 100k, 300k} with 40 runs; C9 on 8 random instances × 2 runs. Roughly a minute and a half
+#   on 2 idle cores (an estimate: about a minute before issue 13 plus ~30 s CPU for C7, the width and
+#   C9; measured only on a loaded machine: 4 min 53 s wall with a cold cache at load average 10 on 2
+#   shared cores).
 #   C7 and the Peace width are deterministic / fixed-seed computations, the same in both modes.
 # * `mode="full"`: the paper's 50 runs (FC) and 100 runs (FB) on the grids Δ_min ∈ {0.1, …, 0.8} and
 #   T ∈ {7k, …, 300k}; C9 on 20 instances × 3 runs.
