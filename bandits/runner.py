@@ -252,14 +252,16 @@ def check_workers(client, expected: dict | None = None) -> dict:
 _SCHEME = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
 
 
-def resolve_scheduler(scheduler: str | None = None, backend: str = "dask") -> str | None:
+def resolve_scheduler(scheduler: str | None = None, backend: str = "dask", export: bool = True) -> str | None:
     """The dask scheduler address a sweep should use, validated; ``None`` for none.
 
     ``scheduler`` (a notebook parameter or ``make figures SCHEDULER=...``) wins; when it is
     ``None`` or ``""`` and ``backend == "dask"``, the ``DASK_SCHEDULER_ADDRESS`` environment
     variable is used (dask's convention). A given address is exported to
     ``DASK_SCHEDULER_ADDRESS`` for this process, so every :func:`sweep` with ``backend="dask"``
-    that is not handed a scheduler (the experiment modules) reaches the same cluster.
+    that is not handed a scheduler (the experiment modules) reaches the same cluster;
+    ``export=False`` (what :func:`sweep` uses) validates without touching the environment, so a
+    sweep handed a scheduler never changes where later sweeps go.
 
     Raises ``ValueError`` naming ``scheduler`` for an address that is not ``host:port`` or
     ``<protocol>://host:port``, or when it is given with a backend other than ``"dask"``.
@@ -278,12 +280,13 @@ def resolve_scheduler(scheduler: str | None = None, backend: str = "dask") -> st
             raise ValueError(f"parameter 'scheduler' must be a dask scheduler address "
                              f"'<protocol>://host:port' (protocols {', '.join(p[:-3] for p in _SCHEME)}) or "
                              f"'host:port', e.g. 'tcp://10.0.0.5:8786'; got {scheduler!r}")
-        os.environ["DASK_SCHEDULER_ADDRESS"] = addr
+        if export:
+            os.environ["DASK_SCHEDULER_ADDRESS"] = addr
         return addr
     if backend != "dask":
         return None
     env = os.environ.get("DASK_SCHEDULER_ADDRESS", "").strip()
-    return resolve_scheduler(env, backend) if env else None
+    return resolve_scheduler(env, backend, export=False) if env else None
 
 
 def validate_backend(backend: str, n_jobs: int) -> None:
@@ -313,7 +316,7 @@ def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: st
     ``(config, seed, rep) -> {"arrays", "meta"}`` function (its name enters the cache key).
     """
     validate_backend(backend, n_jobs)
-    address = resolve_scheduler(scheduler, backend)
+    address = resolve_scheduler(scheduler, backend, export=False)
     cache = Cache(cache_dir)
     keys = [run_key(c, seed, r, fn) for c, r in tasks]
     results: list[dict | None] = [cache.load(k) for k in keys]
@@ -393,7 +396,10 @@ def _dask_client(n_jobs: int, address: str | None = None):
         client._bandits_owned = True
         return client
     try:
-        return get_client()
+        client = get_client()
+        if client.status != "running":  # e.g. left behind by a cluster that has since gone away
+            raise ValueError(f"current dask client is {client.status}")
+        return client
     except ValueError:
         from dask.distributed import LocalCluster
 

@@ -145,8 +145,15 @@ def test_dask_backend_gives_the_same_numbers():
 def test_resolve_scheduler_validates_and_exports(monkeypatch):
     from bandits.runner import resolve_scheduler
 
-    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    # setenv first so that monkeypatch restores the variable's absence after the test (a bare
+    # delenv of an absent variable records nothing, and the export below would leak)
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "")
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS")
     assert resolve_scheduler(None) is None and resolve_scheduler("", "loky") is None
+    import os
+
+    assert resolve_scheduler("tcp://10.0.0.7:8786", export=False) == "tcp://10.0.0.7:8786"
+    assert "DASK_SCHEDULER_ADDRESS" not in os.environ  # what sweep uses: validated, not exported
     assert resolve_scheduler("tcp://10.0.0.5:8786") == "tcp://10.0.0.5:8786"
     import os
 
