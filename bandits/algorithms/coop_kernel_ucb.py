@@ -144,6 +144,10 @@ context, reward; ``z_v`` is identified by the sender id) is charged in the ledge
 (:func:`bandits.network.deliveries_per_round`), for every cooperative method alike (Coop filters
 on receipt, as Alg. 1 l.20); ``info()["accepted_deliveries"]`` counts the deliveries an agent
 keeps. Independent methods send nothing.
+
+Length (≈ 920 lines, 150 of them this docstring): one file on purpose. Every method above is the same
+:class:`NetworkKernelUCB` with a different acceptance set, network kernel and width; the baselines at the
+end are a few lines of defaults each, and splitting them off would scatter one algorithm.
 """
 from __future__ import annotations
 
