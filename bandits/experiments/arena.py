@@ -504,6 +504,16 @@ def _per_run(runs, protocol, env, method, value):
     return r.R_T.to_numpy(float), r.rep.to_numpy()
 
 
+def _regret_below(runs, protocol, env, p, q, level):
+    """Paired comparison ``R_T(p) − R_T(q) < 0`` of two (method, knob value) points, on their common runs."""
+    from ..claims import compare_paired
+
+    a, ra = _per_run(runs, protocol, env, p.method, p.value)
+    b, rb = _per_run(runs, protocol, env, q.method, q.value)
+    return compare_paired(a, b, "<", 0.0, label=f"R(T) {p.method} ({p.knob}={p.value:g}) − {q.method} "
+                          f"({q.knob}={q.value:g})", level=level, reps_a=ra, reps_b=rb)
+
+
 def _trivial(label: str, n: int, note: str):
     from ..claims import Comparison
 
@@ -537,8 +547,6 @@ def _front_claim(res: ArenaResults, protocol: str, env: str, method: str, level:
 
 def arena_claims(res: ArenaResults, level: float = 0.95) -> list[Claim]:
     """The checks of :data:`CLAIMS` on the runs of ``res`` (one claim per protocol/environment)."""
-    from ..claims import compare_paired
-
     claims: list[Claim] = []
     pts, runs = res.points, res.runs
     envs = list(dict.fromkeys(pts.env))
@@ -561,10 +569,7 @@ def arena_claims(res: ArenaResults, level: float = 0.95) -> list[Claim]:
         if silent.empty or talk.empty:
             continue
         bt, bs = talk.loc[talk.R_mean.idxmin()], silent.loc[silent.R_mean.idxmin()]
-        a, ra = _per_run(runs, protocol, env, bt.method, bt.value)
-        b, rb = _per_run(runs, protocol, env, bs.method, bs.value)
-        c = compare_paired(a, b, "<", 0.0, label=f"R(T) {bt.method} ({bt.knob}={bt.value:g}) − {bs.method} "
-                           f"({bs.knob}={bs.value:g})", level=level, reps_a=ra, reps_b=rb)
+        c = _regret_below(runs, protocol, env, bt, bs, level)
         claims.append(Claim.from_result(f"comm-pays-{protocol}-{env}", CLAIMS["comm-pays"][0],
                                         f"{protocol}/{env}: " + CLAIMS["comm-pays"][1], c))
     # kernel-beats-linear
@@ -579,10 +584,7 @@ def arena_claims(res: ArenaResults, level: float = 0.95) -> list[Claim]:
         if ok.empty:
             continue
         bk = ok.loc[ok.R_mean.idxmin()]
-        a, ra = _per_run(runs, protocol, env, bk.method, bk.value)
-        b, rb = _per_run(runs, protocol, env, bl.method, bl.value)
-        c = compare_paired(a, b, "<", 0.0, label=f"R(T) {bk.method} ({bk.knob}={bk.value:g}) − {bl.method} "
-                           f"({bl.knob}={bl.value:g})", level=level, reps_a=ra, reps_b=rb)
+        c = _regret_below(runs, protocol, env, bk, bl, level)
         claims.append(Claim.from_result(f"kernel-beats-linear-{protocol}-{env}", CLAIMS["kernel-beats-linear"][0],
                                         f"{protocol}/{env}: " + CLAIMS["kernel-beats-linear"][1], c))
     return claims
