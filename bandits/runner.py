@@ -47,7 +47,7 @@ import numpy as np
 
 from . import __version__
 
-__all__ = ["run_cell", "run_key", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
+__all__ = ["run_cell", "run_pure_exploration_on", "run_key", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
            "run_seeds", "validate_backend", "resolve_scheduler", "check_workers", "worker_identity",
            "WorkerMismatchError", "code_fingerprint"]
 
@@ -145,21 +145,30 @@ def run_cell(config: dict, seed: int, rep: int) -> dict:
     return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
 
 
-def _run_pure_exploration_cell(config: dict, seed: int, rep: int) -> dict:
-    """A pure-exploration run: ``config = {"loop": "pure_exploration", "instance": {"rank",
-    "delta_min", "V"}, "algorithm", "params", "max_rounds"}``."""
+def run_pure_exploration_on(inst, config: dict, seed: int, rep: int):
+    """Run ``config["algorithm"]`` (with ``config["params"]``, at most ``config["max_rounds"]`` rounds,
+    default 64) on the pure-exploration instance ``inst`` with the run streams of ``(seed, rep)``
+    (:func:`run_seeds`). Returns ``(trace, ledger, arrays)``, ``arrays`` = samples, recommended, correct;
+    shared by :func:`_run_pure_exploration_cell` and the experiments' own pure-exploration cells."""
     from .algorithms import get_pe_algorithm
     from .comm import CommLedger
-    from .envs.cope import cope_instance
     from .sim import run_pure_exploration
 
-    inst = cope_instance(**config["instance"])
     max_rounds = int(config.get("max_rounds", 64))
     env_ss, alg_ss = run_seeds(seed, rep)
     ledger = CommLedger(inst.V, max_rounds)
     policy = get_pe_algorithm(config["algorithm"])(inst, alg_ss, ledger, **config.get("params", {}))
     tr = run_pure_exploration(policy, inst, np.random.default_rng(env_ss), max_rounds=max_rounds)
     arrays = {"samples": tr.samples, "recommended": tr.recommended, "correct": tr.correct}
+    return tr, ledger, arrays
+
+
+def _run_pure_exploration_cell(config: dict, seed: int, rep: int) -> dict:
+    """A pure-exploration run: ``config = {"loop": "pure_exploration", "instance": {"rank",
+    "delta_min", "V"}, "algorithm", "params", "max_rounds"}``."""
+    from .envs.cope import cope_instance
+
+    tr, ledger, arrays = run_pure_exploration_on(cope_instance(**config["instance"]), config, seed, rep)
     meta = {"info": tr.info, "wall_time": tr.wall_time, "rounds": tr.rounds,
             "samples_per_agent": tr.samples_per_agent, "comm_scalars": tr.comm_scalars,
             "comm_rounds": ledger.rounds(), "all_correct": bool(np.all(tr.correct))}

@@ -347,18 +347,9 @@ def run_c9_cell(config: dict, seed: int, rep: int) -> dict:
     the same seeding as :func:`bandits.runner.run_cell` (run streams from (seed, rep))."""
     import json
 
-    from ..algorithms import get_pe_algorithm
-    from ..comm import CommLedger
-    from ..runner import _canonical, run_seeds
-    from ..sim import run_pure_exploration
+    from ..runner import _canonical, run_pure_exploration_on
 
-    inst = nonlinear_instance(**config["instance"])
-    max_rounds = int(config.get("max_rounds", 64))
-    env_ss, alg_ss = run_seeds(seed, rep)
-    ledger = CommLedger(inst.V, max_rounds)
-    policy = get_pe_algorithm(config["algorithm"])(inst, alg_ss, ledger, **config.get("params", {}))
-    tr = run_pure_exploration(policy, inst, np.random.default_rng(env_ss), max_rounds=max_rounds)
-    arrays = {"samples": tr.samples, "recommended": tr.recommended, "correct": tr.correct}
+    tr, _, arrays = run_pure_exploration_on(nonlinear_instance(**config["instance"]), config, seed, rep)
     meta = {"rounds": tr.rounds, "samples_per_agent": tr.samples_per_agent, "comm_scalars": tr.comm_scalars,
             "all_correct": bool(np.all(tr.correct)), "wall_time": tr.wall_time}
     return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
