@@ -595,6 +595,28 @@ def xy_lower_bound(X, Y, weights, dual, zeta: float = 0.0) -> float:
 # --------------------------------------------------------------------------------------------------
 
 
+def _backtrack(lam, dlam, dec2: float, f0: float, trial):
+    """Damped Newton step of the barrier solvers (:func:`_newton_xy`, :func:`bandits.design_d._newton_d`):
+    from the largest step keeping ``lam > 0`` (at most 1), halve until the Armijo condition
+    ``f(step) <= f0 − step·dec2/4`` holds (or ``step < 1e-12``), the candidate being
+    ``lam + step·dlam`` clipped at 1e-300 and renormalised to the simplex. ``trial(step, lam_n)``
+    returns ``(f_n, state)``; returns ``(f_n, lam_n, state)`` of the accepted step."""
+    # largest step keeping lam > 0
+    neg = dlam < 0
+    step = min(1.0, 0.99 * np.min(-lam[neg] / dlam[neg])) if np.any(neg) else 1.0
+    while True:
+        lam_n = np.maximum(lam + step * dlam, 1e-300)
+        lam_n /= lam_n.sum()
+        f_n, state = trial(step, lam_n)
+        if f_n <= f0 - 0.25 * step * dec2 or step < 1e-12:
+            break
+        if dec2 < 1e-9 and np.isfinite(f_n):  # quadratic region: the decrease is below
+            # the rounding error of the barrier value, so Armijo cannot be checked
+            break
+        step *= 0.5
+    return f_n, lam_n, state
+
+
 def _newton_xy(ev: _Evaluator, lam0, tol, max_iter):
     """Log-barrier interior point for min_{lam in simplex, t} t  s.t.  v_j(lam) <= t.
 
@@ -662,23 +684,14 @@ def _newton_xy(ev: _Evaluator, lam0, tol, max_iter):
                 break
             centred = dec2 / 2.0 <= 1e-10  # take this last (tiny) step, then stop centring
             dlam, dt = dz[:K], dz[K]
-            # largest step keeping lam > 0
-            neg = dlam < 0
-            step = min(1.0, 0.99 * np.min(-lam[neg] / dlam[neg])) if np.any(neg) else 1.0
             f0 = barrier(lam, t, v)
-            while True:
-                lam_n = lam + step * dlam
-                lam_n = np.maximum(lam_n, 1e-300)
-                lam_n /= lam_n.sum()
+
+            def trial(step, lam_n):
                 t_n = t + step * dt
                 v_n, Z_n, L_n = ev.values(lam_n)
-                f_n = barrier(lam_n, t_n, v_n)
-                if f_n <= f0 - 0.25 * step * dec2 or step < 1e-12:
-                    break
-                if dec2 < 1e-9 and np.isfinite(f_n):  # quadratic region: the decrease is below
-                    # the rounding error of the barrier value, so Armijo cannot be checked
-                    break
-                step *= 0.5
+                return barrier(lam_n, t_n, v_n), (t_n, v_n, Z_n, L_n)
+
+            f_n, lam_n, (t_n, v_n, Z_n, L_n) = _backtrack(lam, dlam, dec2, f0, trial)
             if not np.isfinite(f_n) or (f_n > f0 and dec2 >= 1e-9):
                 break
             lam, t, v, Z, L = lam_n, t_n, v_n, Z_n, L_n

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
-from .design import DesignResult, _as_2d, _blas_limit, _check_weights, _reduce, feature_map_from_gram
+from .design import DesignResult, _as_2d, _backtrack, _blas_limit, _check_weights, _reduce, feature_map_from_gram
 
 __all__ = ["d_optimal_design", "max_information_gain", "design_dimension", "effective_dimension", "symmetrize_weights"]
 
@@ -63,20 +63,13 @@ def _newton_d(X, zeta, lam0, tol, max_iter):
             if not np.isfinite(dec2) or dec2 <= 0:
                 break
             centred = dec2 / 2.0 <= 1e-12
-            neg = dlam < 0
-            step = min(1.0, 0.99 * np.min(-lam[neg] / dlam[neg])) if np.any(neg) else 1.0
             f0 = -ld - mu * np.log(lam).sum()
-            while True:
-                lam_n = np.maximum(lam + step * dlam, 1e-300)
-                lam_n /= lam_n.sum()
+
+            def trial(step, lam_n):
                 ld_n, W_n, _ = _logdet_and_d(X, lam_n, zeta)
-                f_n = -ld_n - mu * np.log(lam_n).sum()
-                if f_n <= f0 - 0.25 * step * dec2 or step < 1e-12:
-                    break
-                if dec2 < 1e-9 and np.isfinite(f_n):  # quadratic region: the decrease is below
-                    # the rounding error of the barrier value, so Armijo cannot be checked
-                    break
-                step *= 0.5
+                return -ld_n - mu * np.log(lam_n).sum(), (ld_n, W_n)
+
+            f_n, lam_n, (ld_n, W_n) = _backtrack(lam, dlam, dec2, f0, trial)
             if not np.isfinite(f_n) or (f_n > f0 and dec2 >= 1e-9):
                 break
             lam, ld, W = lam_n, ld_n, W_n
