@@ -133,6 +133,18 @@ def _decision_sets(arms, n_active: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------- neural
+class _Preset:
+    """Named variants of a baseline: the keyword arguments in the class attribute ``preset`` are set
+    unless the caller passes them (``NeuralUCB`` = ``NeuralBandit(style="ucb")``, and so on)."""
+
+    preset: dict = {}
+
+    def __init__(self, *args, **kwargs):
+        for k, v in self.preset.items():
+            kwargs.setdefault(k, v)
+        super().__init__(*args, **kwargs)
+
+
 class NeuralBandit(Policy):
     """Neural UCB / Neural TS, N independent batched agents (module docstring).
 
@@ -275,44 +287,32 @@ class NeuralBandit(Policy):
                 "diag": self.diag}
 
 
-class NeuralUCB(NeuralBandit):
+class NeuralUCB(_Preset, NeuralBandit):
     """Neural UCB (Zhou et al. 2020) as the FN-UCB code runs it; full U."""
 
     name = "NeuralUCB"
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("style", "ucb")
-        super().__init__(*args, **kwargs)
+    preset = {"style": "ucb"}
 
 
-class NeuralTS(NeuralBandit):
+class NeuralTS(_Preset, NeuralBandit):
     """Neural TS (Zhang et al. 2021) as the FN-UCB code runs it; full U."""
 
     name = "NeuralTS"
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("style", "ts")
-        super().__init__(*args, **kwargs)
+    preset = {"style": "ts"}
 
 
 class NeuralUCBDiag(NeuralUCB):
     """Neural UCB with the diagonal of U only (Fig. 2c baselines)."""
 
     name = "NeuralUCB [diag]"
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("diag", True)
-        super().__init__(*args, **kwargs)
+    preset = {**NeuralUCB.preset, "diag": True}
 
 
 class NeuralTSDiag(NeuralTS):
     """Neural TS with the diagonal of U only (Fig. 2c baselines)."""
 
     name = "NeuralTS [diag]"
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("diag", True)
-        super().__init__(*args, **kwargs)
+    preset = {**NeuralTS.preset, "diag": True}
 
 
 # ------------------------------------------------------------------------------------- linear
@@ -373,20 +373,14 @@ class LinearBandit(Policy):
         return {"n_obs": [int(a.ridge.n) for a in self.agents], "width_coefficient": self.c}
 
 
-class LinearUCB(LinearBandit):
+class LinearUCB(_Preset, LinearBandit):
     name = "LinearUCB"
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("style", "ucb")
-        super().__init__(*args, **kwargs)
+    preset = {"style": "ucb"}
 
 
-class LinearTS(LinearBandit):
+class LinearTS(_Preset, LinearBandit):
     name = "LinearTS"
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("style", "ts")
-        super().__init__(*args, **kwargs)
+    preset = {"style": "ts"}
 
 
 # ------------------------------------------------------------------------------------- kernel
@@ -447,21 +441,15 @@ class KernelBandit(Policy):
         return {"n_obs": self.n_obs.tolist(), "width_coefficient": self.c}
 
 
-class KernelUCBFN(KernelBandit):
+class KernelUCBFN(_Preset, KernelBandit):
     """Kernel UCB as in FN-UCB's Fig. 4 (the code's Laplacian kernel, 1000-point cap)."""
 
     name = "KernelUCB (FN)"
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("style", "ucb")
-        super().__init__(*args, **kwargs)
+    preset = {"style": "ucb"}
 
 
-class KernelTS(KernelBandit):
+class KernelTS(_Preset, KernelBandit):
     """Kernel TS as in FN-UCB's Fig. 4 (independent per-arm draws, as the code)."""
 
     name = "KernelTS"
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("style", "ts")
-        super().__init__(*args, **kwargs)
+    preset = {"style": "ts"}
