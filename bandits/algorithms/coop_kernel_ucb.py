@@ -869,7 +869,6 @@ class IndLinUCB(NetworkKernelUCB):
 
     def __init__(self, *args, **kw):
         _linear_only(kw, self.name)
-        kw.setdefault("accept", "self")
         super().__init__(*args, **kw)
 
 
@@ -901,10 +900,7 @@ class NaiveLinUCB(IndLinUCB):
     """Naive Cooperation, LinUCB-based: own and all received observations as its own (``W ≡ 1``)."""
 
     name = "Naive-LinUCB"
-
-    def __init__(self, *args, **kw):
-        kw.setdefault("accept", "neighbourhood")
-        super().__init__(*args, **kw)
+    default_accept = "neighbourhood"
 
 
 class NaiveIGPUCB(IndIGPUCB):
