@@ -595,6 +595,18 @@ def xy_lower_bound(X, Y, weights, dual, zeta: float = 0.0) -> float:
 # --------------------------------------------------------------------------------------------------
 
 
+def _pruned(lam, thr: float):
+    """Pruning candidate of the solvers: ``lam`` with the weights below ``thr · max(lam)`` zeroed and
+    renormalised, or ``None`` when that zeroes nothing. The callers try ``thr = 1e-9, 1e-8, …`` up to
+    ``prune_tol`` on the design accepted so far."""
+    small = lam < thr * lam.max()
+    if not small.any():
+        return None
+    lp = np.where(small, 0.0, lam)
+    lp /= lp.sum()
+    return lp
+
+
 def _backtrack(lam, dlam, dec2: float, f0: float, trial):
     """Damped Newton step of the barrier solvers (:func:`_newton_xy`, :func:`bandits.design_d._newton_d`):
     from the largest step keeping ``lam > 0`` (at most 1), halve until the Armijo condition
@@ -837,11 +849,9 @@ def _solve_xy(red: _Reduced, *, method, tol, max_iter, weights0, prune_tol) -> D
         # zero the weights that do not matter: largest relative threshold (up to prune_tol)
         # whose pruned design keeps the value within tol
         for thr in 10.0 ** np.arange(-9, np.log10(prune_tol) + 0.5):
-            small = lam < thr * lam.max()
-            if not small.any():
+            lp = _pruned(lam, thr)
+            if lp is None:
                 continue
-            lp = np.where(small, 0.0, lam)
-            lp /= lp.sum()
             vp, _, Lp = ev.values(lp)
             if Lp is None and ev.zeta == 0:  # support no longer spans the arms: pseudo-inverse
                 vp = ev.values_pinv(lp)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
-from .design import DesignResult, _as_2d, _backtrack, _blas_limit, _check_weights, _reduce, feature_map_from_gram
+from .design import (DesignResult, _as_2d, _backtrack, _blas_limit, _check_weights, _pruned, _reduce,
+                     feature_map_from_gram)
 
 __all__ = ["d_optimal_design", "max_information_gain", "design_dimension", "effective_dimension", "symmetrize_weights"]
 
@@ -206,11 +207,9 @@ def d_optimal_design(
     bound = ld + gap
     if prune_tol:
         for thr in 10.0 ** np.arange(-9, np.log10(prune_tol) + 0.5):
-            small = lam < thr * lam.max()
-            if not small.any():
+            lp = _pruned(lam, thr)
+            if lp is None:
                 continue
-            lp = np.where(small, 0.0, lam)
-            lp /= lp.sum()
             ldp, Wp, _ = _logdet_and_d(Xr, lp, zeta)
             if Wp is None or not ldp >= ld - tol:
                 break
