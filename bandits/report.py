@@ -107,9 +107,21 @@ def claims_markdown(full: dict, quick: dict) -> str:
     return "\n".join(lines)
 
 
+def _mode(folder: Path) -> str | None:
+    """The ``mode`` parameter recorded in ``folder/provenance.json`` (None when absent)."""
+    try:
+        prov = json.loads((folder / "provenance.json").read_text())
+        return prov.get("mode") or (prov.get("parameters") or {}).get("mode")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def update_readme(readme: Path = ROOT / "README.md") -> None:
     full = _load(ROOT / "figures")
     quick = _load(ROOT / "results" / "quick")
+    # a figures/ folder written in quick mode (its provenance says so) is not a full-mode result
+    for nb in [nb for nb in full if _mode(ROOT / "figures" / nb) == "quick"]:
+        quick.setdefault(nb, full.pop(nb))
     text = readme.read_text()
     if START not in text or END not in text:
         raise SystemExit(f"README.md lacks the markers {START} / {END}")

@@ -300,6 +300,18 @@ def test_report_renders_old_and_new_claims_json(tmp_path):
     assert "**INCONCLUSIVE** (v; interval: -)" in md
 
 
+def test_report_reads_the_mode_from_provenance(tmp_path):
+    """A figures/ folder written in quick mode (provenance says so) is not shown as full mode."""
+    from bandits import report
+
+    for name, prov in {"a": {"mode": "quick"}, "b": {"parameters": {"mode": "quick"}},
+                       "c": {"mode": "full"}, "d": None}.items():
+        (tmp_path / name).mkdir()
+        if prov is not None:
+            (tmp_path / name / "provenance.json").write_text(json.dumps(prov))
+    assert [report._mode(tmp_path / n) for n in "abcd"] == ["quick", "quick", "full", None]
+
+
 # ------------------------------------------------------------------------------ bands
 def test_bands_stay_in_range_and_se_is_narrower_than_sd():
     from bandits.plotting import mean_band
