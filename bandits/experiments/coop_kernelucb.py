@@ -33,7 +33,14 @@ Choices where the paper is silent (spec ``coop-kernelucb.md`` §2.9, §4, §9.2;
   the spec's ≈ 4–15 min per Eager run assumed ``r_max = 10``;
 * quick mode: ``V = 32``, ``T = 120`` (linear) / 100 (RBF), 4 trials, RFF 32 / 64, ``K̂_z`` every round,
   ``r_max = 5`` (linear), and on the RBF row the rank of ``K̂_z`` capped at 4 (``r_limit_rbf = 4``: the
-  ``‖L_v‖² ≥ 0.95`` safeguard may then stop short; full mode does not cap).
+  ``‖L_v‖² ≥ 0.95`` safeguard may then stop short).
+* full mode caps the RBF row's rank at 4 too (``r_limit_rbf = 4``). Uncapped it is infeasible: the
+  safeguard asks for r ≈ 77 at t = 1 with σ_z = 1 (systems of r·128 unknowns per agent). Measured
+  after the primal-path speed-ups (CPU, one core, T = 30): Eager 3.7 ms per agent-round at 128
+  features, ≈ 25 CPU-hours for 4 panels × 10 runs at T = 1000, so the RBF row does not yet fit the
+  notebook's 2-hour budget (64 features: Eager 1.0 ms). The linear row uncapped: ≈ 1.4 h on 2 cores
+  (full T = 1000 runs measured: Eager 123 s, Dist 50 s, the others 10–18 s). The 2.7 h figure above
+  predates those speed-ups.
 """
 from __future__ import annotations
 
@@ -74,7 +81,7 @@ COOPERATIVE = ("Coop-KernelUCB", "Dist-KernelUCB", "Eager-KernelUCB")
 _FULL = dict(V=200, T_linear=1000, T_rbf=1000, n_runs=10, K=8, d=10, p=0.7, noise_std=0.1, lam=1.0,
              rows=list(ROWS), graphs=list(GRAPHS), sampler="bfs", lang="ENGB", graph_seed=0,
              min_clusters=2, eta_linear=1.0, eta_rbf=0.1, sigma_z_linear=1.0, sigma_z_rbf=1.0,
-             sigma_z_variant=0.5, r_max_linear=10, r_max_rbf=4, r_limit=None, r_limit_rbf=None, kz_every=10,
+             sigma_z_variant=0.5, r_max_linear=10, r_max_rbf=4, r_limit=None, r_limit_rbf=4, kz_every=10,
              n_features=128, n_embed=128, oracle=True)
 _QUICK = dict(_FULL, V=32, T_linear=120, T_rbf=100, n_runs=4, r_max_linear=5, r_limit_rbf=4, kz_every=1,
               n_features=32, n_embed=64)
