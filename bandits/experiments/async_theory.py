@@ -580,12 +580,6 @@ def c7_regret_growth(p: dict, **kw):
 
 
 # ------------------------------------------------------------------------------ claims
-def _increasing(values, strict):
-    v = np.asarray(values, dtype=float)
-    d = np.diff(v)
-    return bool(np.all(d > 0) if strict else np.all(d >= 0))
-
-
 def _pareto(df):
     """Rows of ``df`` (with C_T, R_T) not dominated (lower C and lower-or-equal R), sorted by C."""
     df = df.sort_values(["C_T", "R_T"])

@@ -14,14 +14,11 @@ in Figure 3 means *some* agent is wrong.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..envs.cope import balanced_groups, cope_instance
+from ..envs.cope import balanced_groups
 from ..runner import sweep
-from .common import Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt, loglog_slope
+from .common import Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt
 
 __all__ = ["FC_METHODS", "FB_METHODS", "cope_params", "fc_tasks", "fb_tasks", "run_fc", "run_fb",
            "fc_claims", "fb_claims", "theta_norms"]

@@ -18,7 +18,6 @@ paper's unit (per-agent uplink + downlink, Eq. 2) and in the code's (total uplin
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +25,7 @@ import numpy as np
 from ..comm import comm_curve
 from ..envs import FUNCTIONS, make_env
 from ..runner import sweep
-from .common import (Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset,
+from .common import (Claim, mode_params, ParameterError, check_int, check_number, check_subset,
                      fmt)
 
 __all__ = ["FIG1_FUNCTIONS", "BASE_METHODS", "VARIANTS", "fig1_params", "validate_fig1",
