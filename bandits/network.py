@@ -33,8 +33,6 @@ the simulator counts them too (``transmissions``), the ledger charges deliveries
 """
 from __future__ import annotations
 
-from collections import defaultdict
-
 import numpy as np
 
 __all__ = ["usable_delays", "visible_set", "deliveries_per_round", "MessageSimulator",

@@ -79,7 +79,7 @@ from ..comm import CommLedger
 from ..kernels import make_kernel
 from ..linalg import chol_rank1_update
 from ..sim import Policy
-from .fn_ucb import sherman_morrison_inplace
+from .fn_ucb import _choice, sherman_morrison_inplace
 from .kernel_ucb import KernelUCBAgent, argmax_ties
 from .linear import LinUCBAgent
 
@@ -103,11 +103,6 @@ __all__ = [
 WIDTH_FORMS = ("paper", "official")
 STYLES = ("ucb", "ts")
 LAPLACIAN = {"name": "matern", "nu": 0.5, "lengthscale": 1.0}
-
-
-def _choice(name, value, allowed):
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
 
 
 def width_coefficient(lam: float, nu: float, width_form: str = "paper") -> float:
