@@ -40,9 +40,10 @@ __all__ = ["usable_delays", "visible_set", "deliveries_per_round", "MessageSimul
 
 
 def check_gamma(gamma) -> int:
-    if not isinstance(gamma, (int, np.integer)) or gamma < 1:
-        raise ValueError(f"gamma (message time-to-live in hops) must be an integer >= 1, got {gamma!r}")
-    return int(gamma)
+    """γ as an int >= 1 (the graph layer's one check: a bool is refused too)."""
+    from .graphs import _check_gamma
+
+    return _check_gamma(gamma)
 
 
 def _check_extra(extra_delay) -> int:
