@@ -370,9 +370,9 @@ def _make_n(*args, env_extra=None):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     env = {k: v for k, v in os.environ.items()
-           if k not in ("BANDITS_DATA_DIR", "SCHEDULER", "NOTEBOOKS", "DASK_SCHEDULER_ADDRESS", "MAKEFLAGS")}
+           if k not in ("BANDITS_DATA_DIR", "SCHEDULER", "NOTEBOOKS", "DASK_SCHEDULER_ADDRESS", "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")}
     env.update(env_extra or {})
-    out = subprocess.run(["make", "-n", "-o", ".venv/.stamp", *args], cwd=ROOT, env=env, text=True,
+    out = subprocess.run(["make", "--no-print-directory", "-n", "-o", ".venv/.stamp", *args], cwd=ROOT, env=env, text=True,
                          capture_output=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout
