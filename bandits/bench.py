@@ -277,6 +277,23 @@ def bench_fig1(M=2000):
     return rows
 
 
+def _machine(gpu: bool) -> dict:
+    """Where the numbers were taken: a bench result means nothing without its machine."""
+    import os
+    import platform
+
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
+            "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0) if gpu else None}
+
+
 def _fmt_ms(v):
     return "n/a" if v is None else f"{1e3 * v:.2f} ms"
 
@@ -285,7 +302,7 @@ def main():
     from threadpoolctl import threadpool_limits
 
     gpu = _gpu_available()
-    out = {"gpu": gpu}
+    out = {"gpu": gpu, "machine": _machine(gpu)}
     with threadpool_limits(1):
         ex = bench_exact_candidates()
         out["exact_candidates_M2000"] = {"per_round_s": ex, "exponent": loglog_slope(list(ex), list(ex.values()))}
@@ -305,6 +322,8 @@ def main():
             extra[name] = {"unit": e["unit"], "cpu": float(e["fn"]("cpu")),
                            "gpu": float(e["fn"]("cuda")) if gpu else None, "status": "measured"}
         out["extra"] = extra
+    m = out["machine"]
+    print(f"machine: {m['cpu']} ({m['cores']} cores), numpy {m['numpy']}, torch {m['torch']}, GPU {m['gpu'] or 'none'}")
     for k in ("exact_candidates_M2000", "exact_contextual_K20", "nystrom_M2000"):
         v = out[k]
         pts = ", ".join(f"t={t}: {1e3 * s:.2f} ms" for t, s in v["per_round_s"].items())
@@ -324,12 +343,13 @@ def main():
     print("one Figure-1 run (N=10, T=50, M=2000):")
     for k, s in out["fig1_one_run_s"].items():
         print(f"  {k:28s} {s:.2f} s")
-    print("\ncoming papers:")
+    print("\nCoop-KernelUCB (V = 200) and FN-UCB (cosine, m = 20, D = 0): CPU one thread | GPU")
     for name, e in out["extra"].items():
         if e["cpu"] is None:
             print(f"  {name:22s} {e['unit']:20s} {e['status']}")
         else:
-            g = "n/a" if e["gpu"] is None else f"{e['gpu']:.3g}"
+            g = ("n/a" if e["gpu"] is None else "n/a (numpy engine, no GPU path)" if not np.isfinite(e["gpu"])
+                 else f"{e['gpu']:.3g}")
             print(f"  {name:22s} {e['unit']:20s} CPU {e['cpu']:.3g} | GPU {g}")
     path = repo_root() / "results" / "bench"
     path.mkdir(parents=True, exist_ok=True)
