@@ -66,8 +66,9 @@ def _paper(payload: dict, nb: str) -> str:
     return payload.get("paper") or nb
 
 
-def summary_markdown(full: dict, quick: dict) -> str:
-    """Per paper: PASS / FAIL / INCONCLUSIVE counts in full and in quick mode."""
+def summary_markdown(full: dict, quick: dict, kept: dict | None = None) -> str:
+    """Per paper: PASS / FAIL / INCONCLUSIVE counts in full and in quick mode (``kept``: quick-mode
+    cells carried over from the README, see :func:`kept_quick_cells`)."""
     papers: dict[str, dict] = {}
     for mode, data in (("full", full), ("quick", quick)):
         for nb, payload in data.items():
@@ -76,6 +77,12 @@ def summary_markdown(full: dict, quick: dict) -> str:
             for c in payload.get("claims", []):
                 cnt[_verdict(c)] += 1
             row[mode] = cnt
+    for (nb, _cid), (verdict, _text, _line) in (kept or {}).items():
+        row = papers.setdefault(_paper(full[nb], nb) if nb in full else _paper_of_notebook(nb),
+                                {"full": None, "quick": None})
+        cnt = row["quick"] or {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0}
+        cnt[verdict] += 1
+        row["quick"] = cnt
     lines = ["| paper | full mode: PASS / FAIL / INCONCLUSIVE | quick mode: PASS / FAIL / INCONCLUSIVE |",
              "|---|---|---|"]
     cell = lambda c: "not run" if c is None else f"{c['PASS']} / {c['FAIL']} / {c['INCONCLUSIVE']}"
@@ -84,16 +91,53 @@ def summary_markdown(full: dict, quick: dict) -> str:
     return "\n".join(lines)
 
 
-def claims_markdown(full: dict, quick: dict) -> str:
+def kept_quick_cells(readme_text: str, quick: dict) -> dict:
+    """Quick-mode cells of the README's current table for notebooks with no ``results/quick`` output
+    here: ``{(notebook, claim id): (verdict, cell text)}``. ``results/`` is not committed, so a fresh
+    checkout has no quick-mode claims; regenerating the table there (``make figures`` writes only
+    ``figures/``) must not erase the quick column the last ``make quick`` / ``make test`` filled."""
+    if START not in readme_text or END not in readme_text:
+        return {}
+    body = readme_text.split(START, 1)[1].split(END, 1)[0]
+    kept = {}
+    for line in body.splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        if len(cells) != 6 or not cells[2].startswith("`"):
+            continue
+        nb, cid, q = cells[0], cells[2][1:].split("`", 1)[0], cells[4]
+        m = re.match(r"\*\*(PASS|FAIL|INCONCLUSIVE)\*\*", q)
+        if nb not in quick and m:
+            kept[(nb, cid)] = (m.group(1), q, line.strip())
+    return kept
+
+
+def _paper_of_notebook(nb: str) -> str:
+    """The paper name a notebook's ``write_claims`` call records (for rows carried over from the README)."""
+    try:
+        src = (ROOT / "notebooks" / f"{nb}.py").read_text()
+    except OSError:
+        return nb
+    m = re.search(r"write_claims\(.*?[\"']paper[\"']:\s*[\"']([^\"']+)[\"']", src, flags=re.S)
+    return m.group(1) if m else nb
+
+
+def claims_markdown(full: dict, quick: dict, kept: dict | None = None) -> str:
     """The per-paper summary counts, then one row per claim: verdict, number and interval in full
-    and quick mode. Old claims.json files (``passed`` only, no interval) render with interval ``-``."""
-    lines = [summary_markdown(full, quick), "",
+    and quick mode. Old claims.json files (``passed`` only, no interval) render with interval ``-``.
+    ``kept``: quick-mode cells carried over from the current README (:func:`kept_quick_cells`)."""
+    kept = kept or {}
+    lines = [summary_markdown(full, quick, kept), "",
              "| notebook | claim (quoted) | check | full mode | quick mode | figure |",
              "|---|---|---|---|---|---|"]
-    for nb in sorted(set(full) | set(quick)):
+    kept_nbs = {nb for nb, _ in kept}
+    for nb in sorted(set(full) | set(quick) | kept_nbs):
+        if nb not in full and nb not in quick:  # no output here at all: the README's rows, verbatim
+            lines.extend(line for (n, _c), (_v, _q, line) in kept.items() if n == nb)
+            continue
         fc = {c["id"]: c for c in full.get(nb, {}).get("claims", [])}
         qc = {c["id"]: c for c in quick.get(nb, {}).get("claims", [])}
-        for cid in list(dict.fromkeys(list(fc) + list(qc))):
+        kc = [cid for (n, cid) in kept if n == nb]
+        for cid in list(dict.fromkeys(list(fc) + list(qc) + [c for c in kc if c in fc])):
             c = fc.get(cid) or qc.get(cid)
             f = fc.get(cid)
             q = qc.get(cid)
@@ -103,7 +147,10 @@ def claims_markdown(full: dict, quick: dict) -> str:
             fig = f"[figures/{nb}](figures/{nb})" if f else "-"
             claim = esc(c["claim"])
             check = f"`{cid}`: " + esc(c["check"])
-            lines.append(f"| {nb} | {claim} | {check} | {cell(f)} | {cell(q)} | {fig} |")
+            qtext = cell(q) if q or (nb, cid) not in kept else kept[(nb, cid)][1]
+            lines.append(f"| {nb} | {claim} | {check} | {cell(f)} | {qtext} | {fig} |")
+        if nb not in quick:  # kept quick-only claims (full mode has no such id): the README's rows
+            lines.extend(line for (n, c), (_v, _q, line) in kept.items() if n == nb and c not in fc)
     return "\n".join(lines)
 
 
@@ -125,7 +172,11 @@ def update_readme(readme: Path = ROOT / "README.md") -> None:
     text = readme.read_text()
     if START not in text or END not in text:
         raise SystemExit(f"README.md lacks the markers {START} / {END}")
-    table = claims_markdown(full, quick)
+    kept = kept_quick_cells(text, quick)
+    if kept:
+        print(f"README claims table: {len(kept)} quick-mode cells of {len({n for n, _ in kept})} notebooks kept from "
+              "the README (no results/quick/<notebook>/claims.json here; `make quick` or `make test` refreshes them)")
+    table = claims_markdown(full, quick, kept)
     new = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda m: f"{START}\n{table}\n{END}", text,
                  flags=re.S)
     readme.write_text(new)

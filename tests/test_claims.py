@@ -312,6 +312,28 @@ def test_report_reads_the_mode_from_provenance(tmp_path):
     assert [report._mode(tmp_path / n) for n in "abcd"] == ["quick", "quick", "full", None]
 
 
+def test_report_keeps_the_readme_quick_column_without_results_quick():
+    """A fresh checkout has no results/quick (not committed): regenerating the table from figures/ alone
+    keeps the README's quick cells (claims full mode has too, and quick-only ids and notebooks)."""
+    from bandits import report
+
+    full_c = [{"id": "a1", "claim": "A", "check": "ca", "value": "1", "verdict": "PASS"}]
+    quick_c = full_c + [{"id": "a2", "claim": "A2", "check": "ca2", "value": "q2", "verdict": "FAIL"}]
+    old = report.claims_markdown({}, {"nb": {"paper": "P", "claims": quick_c},
+                                      "qo": {"paper": "Q", "claims": [dict(full_c[0], value="7")]}})
+    readme = f"x\n{report.START}\n{old}\n{report.END}\n"
+    kept = report.kept_quick_cells(readme, quick={})
+    assert set(kept) == {("nb", "a1"), ("nb", "a2"), ("qo", "a1")}
+    md = report.claims_markdown({"nb": {"paper": "P", "claims": [dict(full_c[0], value="F")]}}, {}, kept)
+    row = next(line for line in md.splitlines() if "`a1`" in line and line.startswith("| nb"))
+    assert "**PASS** (F; interval: -)" in row and "**PASS** (1; interval: -)" in row  # full new, quick kept
+    assert any("`a2`" in line and "**FAIL** (q2" in line for line in md.splitlines())
+    assert any(line.startswith("| qo |") and "(7;" in line for line in md.splitlines())
+    assert "| P | 1 / 0 / 0 | 1 / 1 / 0 |" in md
+    # a notebook with quick output here uses it, not the README's
+    assert report.kept_quick_cells(readme, quick={"nb": {}, "qo": {}}) == {}
+
+
 # ------------------------------------------------------------------------------ bands
 def test_bands_stay_in_range_and_se_is_narrower_than_sd():
     from bandits.plotting import mean_band
