@@ -113,7 +113,11 @@ def run_seeds(seed: int, rep: int):
 
 
 def run_cell(config: dict, seed: int, rep: int) -> dict:
-    """Run one cell and return ``{"arrays": {...}, "meta": {...}}`` (pure function)."""
+    """Run one cell and return ``{"arrays": {...}, "meta": {...}}`` (pure function).
+
+    ``config["on_divergence"]``: ``"raise"`` (default) or ``"record"``: a run whose algorithm raises
+    ``FloatingPointError`` (its signal of a numerical breakdown) comes back with ``meta["failed"]`` (the
+    error) and NaN arrays instead of stopping the sweep; it is deterministic, so it is cached like any run."""
     loop = config.get("loop", "regret")
     if loop == "pure_exploration":
         return _run_pure_exploration_cell(config, seed, rep)
@@ -137,7 +141,23 @@ def run_cell(config: dict, seed: int, rep: int) -> dict:
         if params.get("kz") == "oracle":
             params["kz_oracle"] = env.kz_true
     policy = cls(N, T, env.dim, alg_ss, ledger, **params)
-    trace = run_regret(policy, env, T, N, rng_env, rng_noise)
+    on_divergence = config.get("on_divergence", "raise")
+    if on_divergence not in ("raise", "record"):
+        raise ValueError(f"config 'on_divergence' must be 'raise' or 'record', got {on_divergence!r}")
+    try:
+        trace = run_regret(policy, env, T, N, rng_env, rng_noise)
+    except FloatingPointError as e:
+        # An algorithm signals a numerical breakdown (e.g. a network whose training overflows) with
+        # FloatingPointError. With on_divergence="record" the run is returned as failed, with the
+        # error, NaN arrays and where it stopped, so the experiment reports it (and leaves it out of
+        # means and paired claims) instead of losing the whole sweep; the default re-raises.
+        if on_divergence != "record":
+            raise
+        nan = np.full(T, np.nan)
+        meta = {"failed": f"{type(e).__name__}: {e}", "info": {}, "wall_time": None, "fstar": None,
+                "comm_by_kind": ledger.by_kind(), "comm_rounds": ledger.rounds(), "n_agents": N}
+        return {"arrays": {"regret": nan, "comm_up": nan, "comm_down": nan.copy(), "n_active": np.zeros(T)},
+                "meta": json.loads(_canonical(meta))}
     arrays = {"regret": trace.regret, "comm_up": trace.comm_up, "comm_down": trace.comm_down,
               "n_active": trace.n_active}
     meta = {"info": trace.info, "wall_time": trace.wall_time, "fstar": getattr(env, "fstar", None),

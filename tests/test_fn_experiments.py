@@ -124,3 +124,32 @@ def test_recorded_run_potential_and_theorem2_bound():
     assert info["n_rounds"] <= bound
     again = th.run_theory_cell(cfg, 0, 0)
     assert np.array_equal(again["arrays"]["regret"], r["arrays"]["regret"])  # same seed, same numbers
+
+
+def test_a_diverged_run_is_reported_and_left_out_of_curves_and_claims(monkeypatch, tmp_path):
+    from bandits.experiments import fn_ucb as ex
+
+    real = ex.sweep
+
+    def sweep_with_one_failure(tasks, seed, **kw):
+        results, stats = real(tasks, seed, **kw)
+        assert all(cfg["on_divergence"] == "record" for cfg, _ in tasks)
+        T = tasks[0][0]["T"]
+        results[0] = {"arrays": {k: np.full(T, np.nan) for k in ("regret", "comm_up", "comm_down", "n_active")},
+                      "meta": {"failed": "FloatingPointError: scores are not finite at t=4", "info": {},
+                               "wall_time": None, "n_agents": tasks[0][0]["N"]}}
+        return results, stats
+
+    monkeypatch.setattr(ex, "sweep", sweep_with_one_failure)
+    p = ex.fn_params("quick", figures=["1c"], T=12, n_runs=3)
+    res = ex.run_fn(p, cache_dir=str(tmp_path), progress=False)
+    fails = ex.failed_runs(res)
+    assert len(fails) == 1 and fails.failed[0].startswith("FloatingPointError")
+    lab, rep = fails.label[0], fails.rep[0]
+    assert not ((res.curves.label == lab) & (res.curves.rep == rep)).any()
+    assert res.curves.regret.notna().all()
+    claims = ex.fn_claims(res)  # runs on the complete pairs only
+    assert claims
+    fig = ex.plot_panels(res, ["1c"])
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any("1 of 3 runs diverged" in t for t in legend)

@@ -182,3 +182,19 @@ def test_workers_do_not_write_the_cache(tmp_path, monkeypatch):
     sweep(_tasks(), 0, n_jobs=2, backend="threading", cache_dir=tmp_path, progress=False)
     assert len(saved) == 6 and set(saved) == {threading.get_ident()}
     assert len(list(tmp_path.glob("*.npz"))) == 6
+
+
+def test_on_divergence_record_returns_a_failed_run_and_raise_is_the_default(monkeypatch):
+    import bandits.sim
+
+    def diverge(*a, **k):
+        raise FloatingPointError("scores are not finite at t=4")
+
+    monkeypatch.setattr(bandits.sim, "run_regret", diverge)
+    with pytest.raises(FloatingPointError, match="not finite"):
+        run_cell(CFG, 0, 0)
+    out = run_cell(dict(CFG, on_divergence="record"), 0, 0)
+    assert out["meta"]["failed"].startswith("FloatingPointError: scores are not finite")
+    assert out["arrays"]["regret"].shape == (CFG["T"],) and np.isnan(out["arrays"]["regret"]).all()
+    with pytest.raises(ValueError, match="on_divergence"):
+        run_cell(dict(CFG, on_divergence="ignore"), 0, 0)

@@ -61,6 +61,19 @@ both fitted to runs at T = 400–1000 on the same machine) gives ≈ 3.6 CPU-hou
 matrices (Figs. 2a, 5: ≈ 0.9 CPU-h), cosine/square (≈ 1.3 CPU-h), shuttle diag m = 50 (≈ 0.5 CPU-h)
 and the kernel baselines of Fig. 4 (≈ 0.4 CPU-h).
 
+Diverged runs (full mode). With the official code's network (N(0,1) weights and biases, m = 20 or 50),
+lr = 0.01 and 30 full-batch steps on the mean loss, training overflows within the first iterations when an
+agent's first contexts include an outlier: the code's preprocessing (row L2-normalisation, then
+StandardScaler) leaves standardised MAGIC rows of norm up to 15.7 and larger ones on shuttle's rare classes,
+so the loss curvature is far above 2/lr. It is the code's own configuration (its preprocessing and
+hyperparameters are reproduced exactly; the code, in float32 and unseeded, would carry NaN weights on
+silently). A smoke test of every full-mode configuration at T = 30 found it in 7 of 202 runs: MAGIC
+FN-UCB N = 5 (run 2); shuttle diag m = 50 FN-UCB N = 5 (run 2, every D) and Neural UCB/TS [diag] (run 1).
+Every cell carries ``on_divergence="record"`` (:func:`bandits.runner.run_cell`): such a run is kept in
+``runs.csv`` with its error (:func:`failed_runs`), left out of the curves' means and of the paired
+claims (a claim with fewer than 3 complete pairs is INCONCLUSIVE), and counted in the legends; nothing is
+tuned to avoid it.
+
 Observation (Fig. 3): at the paper's ν_TK = 0.1 (λ = 0.1) the UCB_b width is negligible next to the
 network's prediction differences, so FN-UCB (full) and FN-UCB (Less Comm.) make *identical* choices in
 every quick run (R̄(T) equal to the last digit; with ν_TK = 10 they differ). The Fig. 3 claim's PASS
@@ -76,7 +89,7 @@ from ..runner import run_key, sweep
 from .common import Claim, ParameterError, check_int, check_subset, fmt, mode_params
 
 __all__ = ["FIGURES", "OFFICIAL_FIGURES", "FIG4_ENVS", "ALPHA_FULL_T", "not_run", "RELEASED", "RELEASED_T1000", "fn_params", "validate_fn", "curves", "fn_tasks",
-           "run_fn", "FNResults", "fn_claims", "released_table", "plot_panels", "plot_fig6", "PANELS"]
+           "run_fn", "FNResults", "failed_runs", "fn_claims", "released_table", "plot_panels", "plot_fig6", "PANELS"]
 
 FIGURES = ("1a", "1b", "1c", "1d", "2a", "2b", "2c", "2d", "3", "4", "5", "6")
 
@@ -159,8 +172,12 @@ class Curve:
     official: bool = False
 
     def config(self, p: dict) -> dict:
+        # on_divergence="record": a run whose network training overflows (it happens on MAGIC with the
+        # official parametrisation, N(0,1) weights, lr = 0.01: see the module docstring) is reported as
+        # failed, not allowed to stop the other 300 runs
         return {"loop": "regret", "env": _env(self.env, self.official), "env_seed": 0,
-                "algorithm": self.algorithm, "params": dict(self.params), "N": int(self.N), "T": int(p["T"])}
+                "algorithm": self.algorithm, "params": dict(self.params), "N": int(self.N), "T": int(p["T"]),
+                "on_divergence": "record"}
 
 
 def _fn(p, hyper, **kw):
@@ -269,6 +286,13 @@ def run_fn(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache
     rows, run_rows = [], []
     for c, rep, i in where:
         a, meta = results[i]["arrays"], results[i]["meta"]
+        if meta.get("failed"):  # a diverged run: in the runs table (R_T = NaN, the error), not in the curves
+            run_rows.append({"figure": c.figure, "env": c.env, "label": c.label, "algorithm": c.algorithm, "N": c.N,
+                             "official": c.official, "rep": rep,
+                             **{k: v for k, v in c.params if k in ("D", "nu", "diag", "variant", "width")},
+                             "R_T": float("nan"), "rounds": float("nan"), "wall_time": float("nan"),
+                             "failed": meta["failed"]})
+            continue
         R = np.cumsum(a["regret"]) / c.N
         rt = meta["info"].get("round_times")
         lab = {"figure": c.figure, "env": c.env, "label": c.label, "algorithm": c.algorithm, "N": c.N,
@@ -279,8 +303,17 @@ def run_fn(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache
         rows.append(pd.DataFrame(frame))
         n_rounds = meta["info"].get("n_rounds", 0)
         run_rows.append({**lab, **{k: v for k, v in c.params if k in ("D", "nu", "diag", "variant", "width")},
-                         "R_T": float(R[-1]), "rounds": float(n_rounds or 0), "wall_time": meta["wall_time"]})
+                         "R_T": float(R[-1]), "rounds": float(n_rounds or 0), "wall_time": meta["wall_time"],
+                         "failed": ""})
     return FNResults(p, pd.concat(rows, ignore_index=True), pd.DataFrame(run_rows), stats.cached, stats.computed)
+
+
+def failed_runs(res: FNResults):
+    """The runs that diverged (``failed`` non-empty): figure, env, label, rep and the error. They are left
+    out of the curves' means and of the paired claims (a claim over fewer than 3 complete pairs is
+    INCONCLUSIVE); figure legends say how many of a curve's runs diverged."""
+    r = res.runs
+    return r[r.failed.astype(bool)][["figure", "env", "label", "N", "rep", "failed"]].reset_index(drop=True)
 
 
 # ------------------------------------------------------------------------------------- claims
@@ -338,7 +371,7 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str = "percentile") -
     """The paper's claims (Sec. 5, App. E), each a paired comparison over runs (:mod:`bandits.claims`)."""
     from ..claims import combine, compare_equivalent, slope_check
 
-    runs, p, out = res.runs, res.params, []
+    runs, p, out = res.runs[~res.runs.failed.astype(bool)], res.params, []  # diverged runs: see failed_runs
     figs = set(p["figures"])
     how = f"paired over runs, {level:.0%} {method} interval"
 
@@ -508,8 +541,17 @@ def plot_panels(res: FNResults, figures, official: bool | None = False, band: st
             s = s[s.official == official]
         for i, lab in enumerate(dict.fromkeys(s.label)):
             piv = s[s.label == lab].pivot(index="rep", columns="t", values="regret")
-            band_plot(ax, piv.columns.values, piv.values, lab, color_for(lab, i), band=band, bounds=(0, None),
+            r = res.runs[(res.runs.figure == f) & (res.runs.env == e) & (res.runs.label == lab)]
+            n_fail = int(r.failed.astype(bool).sum())
+            shown = lab + (f" ({n_fail} of {len(r)} runs diverged)" if n_fail else "")
+            band_plot(ax, piv.columns.values, piv.values, shown, color_for(lab, i), band=band, bounds=(0, None),
                       linestyle="--" if "[official]" in lab else "-")
+        rr = res.runs[(res.runs.figure == f) & (res.runs.env == e)]
+        if official is not None:
+            rr = rr[rr.official == official]
+        for lab, g in rr.groupby("label", sort=False):
+            if lab not in set(s.label):  # every run of this curve diverged: say so in the legend
+                ax.plot([], [], color="0.5", label=f"{lab} (all {len(g)} runs diverged)")
         ax.set_title(PANELS.get(f, f) + ("" if f not in ("3", "4") else f": {e}"), fontsize=9)
         ax.set_xlabel("Iterations")
         ax.legend(fontsize=6)
