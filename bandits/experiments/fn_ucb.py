@@ -313,7 +313,15 @@ def failed_runs(res: FNResults):
     out of the curves' means and of the paired claims (a claim over fewer than 3 complete pairs is
     INCONCLUSIVE); figure legends say how many of a curve's runs diverged."""
     r = res.runs
-    return r[r.failed.astype(bool)][["figure", "env", "label", "N", "rep", "failed"]].reset_index(drop=True)
+    return r[_failed(r)][["figure", "env", "label", "N", "rep"]].assign(
+        failed=r.loc[_failed(r), "failed"] if "failed" in r else "").reset_index(drop=True)
+
+
+def _failed(runs):
+    """Boolean mask of the diverged runs (a runs table without a ``failed`` column has none)."""
+    if "failed" not in runs:
+        return np.zeros(len(runs), dtype=bool)
+    return runs.failed.fillna("").astype(str).str.len().to_numpy() > 0
 
 
 # ------------------------------------------------------------------------------------- claims
@@ -371,7 +379,7 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str = "percentile") -
     """The paper's claims (Sec. 5, App. E), each a paired comparison over runs (:mod:`bandits.claims`)."""
     from ..claims import combine, compare_equivalent, slope_check
 
-    runs, p, out = res.runs[~res.runs.failed.astype(bool)], res.params, []  # diverged runs: see failed_runs
+    runs, p, out = res.runs[~_failed(res.runs)], res.params, []  # diverged runs: see failed_runs
     figs = set(p["figures"])
     how = f"paired over runs, {level:.0%} {method} interval"
 
@@ -542,7 +550,7 @@ def plot_panels(res: FNResults, figures, official: bool | None = False, band: st
         for i, lab in enumerate(dict.fromkeys(s.label)):
             piv = s[s.label == lab].pivot(index="rep", columns="t", values="regret")
             r = res.runs[(res.runs.figure == f) & (res.runs.env == e) & (res.runs.label == lab)]
-            n_fail = int(r.failed.astype(bool).sum())
+            n_fail = int(_failed(r).sum())
             shown = lab + (f" ({n_fail} of {len(r)} runs diverged)" if n_fail else "")
             band_plot(ax, piv.columns.values, piv.values, shown, color_for(lab, i), band=band, bounds=(0, None),
                       linestyle="--" if "[official]" in lab else "-")
