@@ -28,6 +28,14 @@ OMP_NUM_THREADS ?= 1
 OPENBLAS_NUM_THREADS ?= 1
 MKL_NUM_THREADS ?= 1
 export OMP_NUM_THREADS OPENBLAS_NUM_THREADS MKL_NUM_THREADS
+# One arithmetic path on every x86-64 machine. numpy's AVX-512 loops and OpenBLAS's AVX-512 (SkylakeX)
+# kernels round differently from their AVX2 versions; a last-bit difference flips an argmax now and
+# then, a bandit run then takes another path, and the claims text nbval compares changes (measured:
+# 4 of 10 notebooks differ between an AVX-512 and an AVX2 machine, and agree with these settings).
+# AVX2 (x86-64-v3) is on every x86-64 machine of the last decade; set them empty to use the native path.
+NPY_DISABLE_CPU_FEATURES ?= X86_V4 AVX512_ICL AVX512_SPR
+OPENBLAS_CORETYPE ?= Haswell
+export NPY_DISABLE_CPU_FEATURES OPENBLAS_CORETYPE
 # Exported to the notebook runs only (figures, quick), not to the unit tests.
 ifneq ($(strip $(SCHEDULER)),)
 figures quick: export DASK_SCHEDULER_ADDRESS := $(strip $(SCHEDULER))
