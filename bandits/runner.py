@@ -47,7 +47,7 @@ import numpy as np
 
 from . import __version__
 
-__all__ = ["run_cell", "run_pure_exploration_on", "run_key", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
+__all__ = ["run_cell", "run_pure_exploration_on", "run_key", "arithmetic_path", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
            "run_seeds", "validate_backend", "resolve_scheduler", "check_workers", "worker_identity",
            "WorkerMismatchError", "code_fingerprint"]
 
@@ -95,10 +95,34 @@ def code_fingerprint() -> str:
     return _FINGERPRINT
 
 
+_ARITH: str | None = None
+
+
+def arithmetic_path() -> str:
+    """The SIMD kernels numpy and OpenBLAS dispatch to on this machine, e.g.
+    ``"numpy:X86_V4,AVX512_ICL,X86_V3|openblas:SkylakeX"`` (numpy 2 dispatch groups). AVX-512 and AVX2 kernels round differently
+    and a last-bit difference can send a bandit run down another path, so a run cached under one path
+    is not returned under another (the Makefile pins the AVX2 path: ``NPY_DISABLE_CPU_FEATURES``,
+    ``OPENBLAS_CORETYPE``)."""
+    global _ARITH
+    if _ARITH is None:
+        feats = getattr(getattr(getattr(np, "_core", None), "_multiarray_umath", None), "__cpu_features__", {}) or {}
+        top = [k for k in ("X86_V4", "AVX512_ICL", "AVX512_SPR", "X86_V3") if feats.get(k)]
+        try:
+            from threadpoolctl import threadpool_info
+
+            blas = sorted({str(i.get("architecture")) for i in threadpool_info() if i.get("internal_api") == "openblas"})
+        except Exception:  # pragma: no cover - threadpoolctl is a dependency; be safe anyway
+            blas = []
+        _ARITH = "numpy:" + ",".join(top) + "|openblas:" + ",".join(blas)
+    return _ARITH
+
+
 def run_key(config: dict, seed: int, rep: int, fn=None) -> str:
-    """Cache key: hash of (config, seed, rep, package version, source fingerprint[, cell function])."""
+    """Cache key: hash of (config, seed, rep, package version, source fingerprint, arithmetic path
+    (:func:`arithmetic_path`)[, cell function])."""
     body = {"config": config, "seed": int(seed), "rep": int(rep), "version": __version__,
-            "code": code_fingerprint()}
+            "code": code_fingerprint(), "arith": arithmetic_path()}
     if fn is not None and fn is not run_cell:
         body["fn"] = f"{fn.__module__}.{fn.__qualname__}"
     payload = _canonical(body)
@@ -462,7 +486,8 @@ def git_commit(root: str | os.PathLike | None = None) -> dict:
 
 
 def provenance(parameters: dict, seed: int, extra: dict | None = None) -> dict:
-    """Parameters, seed, git commit and the versions of python, numpy, scipy and torch."""
+    """Parameters, seed, git commit, the versions of python, numpy, scipy and torch, and the arithmetic
+    path (:func:`arithmetic_path`)."""
     out = {
         "parameters": parameters,
         "seed": int(seed),
@@ -470,6 +495,7 @@ def provenance(parameters: dict, seed: int, extra: dict | None = None) -> dict:
         "bandits_version": __version__,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
+        "arithmetic": arithmetic_path(),
         "versions": {p: _version(p) for p in ("numpy", "scipy", "torch", "pandas", "matplotlib", "joblib")},
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }

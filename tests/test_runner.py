@@ -198,3 +198,11 @@ def test_on_divergence_record_returns_a_failed_run_and_raise_is_the_default(monk
     assert out["arrays"]["regret"].shape == (CFG["T"],) and np.isnan(out["arrays"]["regret"]).all()
     with pytest.raises(ValueError, match="on_divergence"):
         run_cell(dict(CFG, on_divergence="ignore"), 0, 0)
+
+
+def test_the_cache_key_depends_on_the_arithmetic_path(monkeypatch):
+    path = runner.arithmetic_path()
+    assert path.startswith("numpy:") and "|openblas:" in path
+    k = run_key(CFG, 0, 0)
+    monkeypatch.setattr(runner, "_ARITH", path + "+other")
+    assert run_key(CFG, 0, 0) != k
