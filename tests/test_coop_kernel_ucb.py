@@ -350,11 +350,11 @@ def test_shared_models_equal_per_agent_models(name, G):
 def test_dual_while_smaller_equals_primal(net6, kw):
     env = ClusterEnv(net6, kind="linear", n_clusters=3)
     cls = DistKernelUCB if "peripheral_mode" in kw else EagerKernelUCB
-    a = _policy(cls, net6, env, 14, **kw)
+    a = _policy(cls, net6, env, 14, dual_when_smaller=True, **kw)
     b = _policy(cls, net6, env, 14, dual_when_smaller=False, **kw)
     used = []
     orig = a._dual_smaller
-    a._dual_smaller = lambda t: used.append(orig(t).any()) or orig(t)
+    a._dual_smaller = lambda t, K: used.append(orig(t, K).any()) or orig(t, K)
     assert _lockstep(a, b, env, 14) < 1e-8
     assert any(used) and not all(used)  # both forms were exercised
 
@@ -373,3 +373,31 @@ def test_sparse_build_for_small_accept_sets(monkeypatch):
         b = _policy(ALGORITHMS[name], net, env, 8, path="dual", **k)
         assert _lockstep(a, b, env, 8) < 1e-8
     assert calls  # the sparse product was used (one accepted source of 12)
+
+
+@pytest.mark.parametrize("name,kw", [("Eager-KernelUCB", {"kz": "mmd"}), ("Coop-KernelUCB", {"kz": "mmd"}),
+                                     ("Dist-KernelUCB", {"kz": "mmd"}), ("Eager-KernelUCB", {"kz": "oracle"}),
+                                     ("Dist-KernelUCB", {"kz": "oracle", "peripheral_mode": "copy_policy"})])
+@pytest.mark.parametrize("kind", ["linear", "rbf"])
+def test_factor_updates_equal_rebuilds(net6, name, kw, kind):
+    """Rank-k updates (tpqrt) of the kept factor between K̂_z refreshes give the models a rebuild from
+    the cumulative statistics gives, to round-off; and they are actually used."""
+    env = ClusterEnv(net6, kind=kind, n_clusters=3)
+    T = 16
+    k = {"kernel": {"name": "rbf", "lengthscale": 1.0}, "n_features": 12, "n_embed": 8} if kind == "rbf" else {}
+    a = _policy(ALGORITHMS[name], net6, env, T, kz_every=5, factor_updates="always", dual_when_smaller=False, **k, **kw)
+    b = _policy(ALGORITHMS[name], net6, env, T, kz_every=5, factor_updates="never", dual_when_smaller=False, **k, **kw)
+    assert _lockstep(a, b, env, T) < 1e-8
+    assert a.log["updates"] > 0 and b.log["updates"] == 0
+    assert a.log["rebuilds"] < b.log["rebuilds"]
+    c = _policy(ALGORITHMS[name], net6, env, T, kz_every=5, **k, **kw)  # the default: auto, dual when cheaper
+    d = _policy(ALGORITHMS[name], net6, env, T, kz_every=5, factor_updates="never", dual_when_smaller=False, **k, **kw)
+    assert _lockstep(c, d, env, T) < 1e-8
+
+
+def test_factor_updates_option_validated(net6):
+    env = ClusterEnv(net6)
+    with pytest.raises(ValueError, match="factor_updates"):
+        _policy(EagerKernelUCB, net6, env, 5, factor_updates="sometimes")
+    with pytest.raises(ValueError, match="dual_when_smaller"):
+        _policy(EagerKernelUCB, net6, env, 5, dual_when_smaller="maybe")

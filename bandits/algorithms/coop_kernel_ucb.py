@@ -152,11 +152,13 @@ end are a few lines of defaults each, and splitting them off would scatter one a
 from __future__ import annotations
 
 import zlib
+from itertools import chain
 
 import numpy as np
 from scipy import sparse as _sparse
 from scipy.linalg import solve_triangular
 from scipy.linalg.lapack import dpotrf as _dpotrf
+from scipy.linalg.lapack import dtpqrt as _dtpqrt
 from scipy.linalg.lapack import dtrtrs as _dtrtrs
 
 from ..comm import CommLedger
@@ -175,6 +177,7 @@ WIDTHS = ("eta", "theory", "igp", "oful")
 PATHS = ("primal", "dual")
 PERIPHERAL_MODES = ("copy_policy", "copy_arm", "nearest_arm")
 TRUNCATIONS = ("raise", "own_residual")
+UPDATES = ("auto", "always", "never")
 
 
 def _lower_solve(Lc: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -305,14 +308,14 @@ class NetworkKernelUCB(Policy):
                  delta=0.05, S=1.0, sigma_z=1.0, squared=False, embed_kernel="kx", n_features=128,
                  n_embed=128, features="rff", r_max=None, rank_tol=1e-8, min_var=0.95, r_limit=None,
                  kz_every=1, extra_delay=0, path="primal", chunk=None, peripheral_mode=None, kz_min_samples=1,
-                 truncation="raise", share_models=True, dual_when_smaller=True):
+                 truncation="raise", share_models=True, dual_when_smaller="auto", factor_updates="auto"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
         accept = self.default_accept if accept is None else accept
         kz = self.default_kz if kz is None else kz
         width = self.default_width if width is None else width
         for nm, val, allowed in (("accept", accept, ACCEPTS), ("kz", kz, KZ_MODES), ("width", width, WIDTHS),
                                  ("path", path, PATHS), ("features", features, ("rff", "exact")),
-                                 ("truncation", truncation, TRUNCATIONS)):
+                                 ("truncation", truncation, TRUNCATIONS), ("factor_updates", factor_updates, UPDATES)):
             if val not in allowed:
                 raise ValueError(f"{nm} must be one of {', '.join(allowed)}, got {val!r}")
         if lam is None or not lam > 0:
@@ -338,8 +341,11 @@ class NetworkKernelUCB(Policy):
         self.r_max, self.rank_tol, self.min_var, self.r_limit = r_max, float(rank_tol), float(min_var), r_limit
         self.kz_every, self.chunk, self.kz_min_samples = int(kz_every), chunk, int(kz_min_samples)
         self.truncation = truncation
+        self.factor_updates = factor_updates
         self.share_models = bool(share_models)
-        self.dual_when_smaller = bool(dual_when_smaller)
+        if dual_when_smaller not in (True, False, "auto"):
+            raise ValueError(f"dual_when_smaller must be True, False or 'auto', got {dual_when_smaller!r}")
+        self.dual_when_smaller = dual_when_smaller
         self.peripheral_mode = peripheral_mode
         V = self.N
         # --- network, delays, acceptance -------------------------------------------------
@@ -427,7 +433,15 @@ class NetworkKernelUCB(Policy):
         self.L = None  # (V, V, R) dense factor rows, L[v, u] = row of source u in v's factor
         self.W_dual = None  # (V, V, V) dual path: agent v's network kernel, dense over sources
         self.snapshots: dict[int, dict] = {}  # round -> {centre: its model at that round}
-        self.log = {"rank_mean": [], "rank_max": [], "min_Lv2": [], "accepted_deliveries": 0}
+        # incremental primal path: per model (representative) [lower factor (p, p) C order, b_p, round]
+        self._inc: dict[int, list] = {}
+        self._inc_src: dict[int, tuple] = {}  # per model, since the last refresh: sources in its factor
+        self._pools: dict[int, np.ndarray] = {}  # rank -> (G, p, p) factor storage (see _pool)
+        self._slot = {int(c): g for g, c in enumerate(self.reps)}
+        depth = self.tau_max + 1  # the observations of the last τ_max rounds: features and rewards
+        self._Fring, self._yring = np.zeros((depth, V, self.D)), np.zeros((depth, V))
+        self.log = {"rank_mean": [], "rank_max": [], "min_Lv2": [], "accepted_deliveries": 0,
+                    "updates": 0, "rebuilds": 0}
         self._deliv = deliveries_per_round(dist, self.gamma, horizon) if accept != "self" else None
         self.msg_scalars = dim + 3
         if accept != "self":
@@ -526,6 +540,9 @@ class NetworkKernelUCB(Policy):
         Rl = int(r.max())
         keep = np.arange(Rl)[None, :] < r[:, None]
         F = U[:, :, :Rl] * np.sqrt(np.maximum(w[:, None, :Rl], 0.0)) * keep[:, None, :]  # (G, Amax, Rl)
+        # a source whose row of W is zero (no visible data yet) has L_u = 0 exactly, not eigenvector
+        # round-off (~1e-16): Dist's peripherals test their centre's row for zero
+        F[~np.any(W != 0, axis=2)] = 0.0
         Lg = np.zeros((len(reps), V, R))
         ir = self.idx[reps]
         valid = ir >= 0
@@ -582,6 +599,8 @@ class NetworkKernelUCB(Policy):
         ``(n, p, p)``, and LAPACK ``potrf`` factors each system in place (numpy's batched Cholesky
         copies every matrix and runs ~2× slower at ``p = 512``)."""
         V, D = self.N, self.D
+        if len(agents) == 0:
+            return
         levels = [dl for dl in self.delay_levels if t - dl >= 0]
         ntri = self._ntri
         tri_flat = self._gather_map(1)[3]
@@ -590,9 +609,11 @@ class NetworkKernelUCB(Policy):
         bs = np.concatenate([self.stats.read("b", t - dl) for dl in levels]) if levels else np.zeros((0, D))
         lev = np.array(levels, dtype=np.int64)
         r_of = self.r[agents]
-        for r in np.unique(r_of):
-            r = int(r)
-            group = agents[r_of == r]
+        # models whose next round is expected to be an update keep their factor in a persistent slot
+        keep = np.array([self._pool(int(self.r[c])) is not None and self._update_next(int(c), t) for c in agents],
+                        dtype=bool)
+        for r, kp in sorted({(int(x), bool(y)) for x, y in zip(r_of, keep)}):
+            group = agents[(r_of == r) & (keep == kp)]
             ia, ib, gmap, _ = self._gather_map(r)
             npair, p = len(ia), r * D
             cs = self._chunk_size(r)
@@ -615,37 +636,173 @@ class NetworkKernelUCB(Policy):
                     bp = (Ld @ bs).reshape(n, p)
                 else:
                     G, bp = np.zeros((n, npair * ntri)), np.zeros((n, p))
-                A = np.take(G, gmap, axis=1).reshape(n, p, p)
-                A[:, np.arange(p), np.arange(p)] += self.lam
-                Lc, w = A, np.empty((n, p))
+                pool = self._pool(r) if kp else None
+                if pool is None:
+                    A = np.take(G, gmap, axis=1).reshape(n, p, p)
+                else:  # each model's persistent slot: no fresh pages every round
+                    A = [pool[self._slot[c]] for c in ag]
+                    for i in range(n):
+                        np.take(G[i], gmap, out=A[i].reshape(-1))
+                Lc, w, ld = A, np.empty((n, p)), np.empty(n)
                 for i in range(n):
+                    A[i].reshape(-1)[:: p + 1] += self.lam
                     # A[i] is C-ordered and symmetric: as a Fortran array it is A[i] itself; the upper
                     # factor U (UᵀU = A) written in place is, read in C order, the lower L = Uᵀ
                     U, info = _dpotrf(A[i].T, lower=0, clean=1, overwrite_a=1)
                     if info != 0:
                         raise np.linalg.LinAlgError(f"A_p of agent {ag[i]} is not positive definite (potrf info {info})")
                     if U.ctypes.data != A[i].ctypes.data:  # not written in place (never with this layout)
-                        A[i] = U.T
+                        A[i][...] = U.T
                     w[i] = _lower_solve(Lc[i], bp[i])
-                ld = 2.0 * np.log(np.diagonal(Lc, axis1=1, axis2=2)).sum(axis=1) - p * np.log(self.lam)
+                    ld[i] = 2.0 * np.log(np.diagonal(Lc[i])).sum() - p * np.log(self.lam)
+                self.log["rebuilds"] += n
+                if pool is not None:  # the state the next rounds update
+                    for i, c in enumerate(ag):
+                        self._inc[int(c)] = [Lc[i], bp[i], t]
                 yield ag, Lc, w, ld
 
-    def _dual_smaller(self, t: int) -> np.ndarray:
-        """(G,) bool per representative: its visible observations from sources in its factor are
-        fewer than its primal dimension ``r·D`` (then the dual system is the smaller one)."""
+    # ----------------------------------------------------------------- incremental primal path
+    STATE_BYTES = 768 << 20  # at most this much memory for the factors kept between rounds
+
+    def _pool(self, r: int):
+        """(G, p, p) persistent storage of the rank-``r`` models' factors (slot = index in ``reps``),
+        or ``None`` (factor updates off, or the factors would need more than ``STATE_BYTES``: then
+        every model is rebuilt each round)."""
+        if self.factor_updates == "never":
+            return None
+        if r not in self._pools:
+            p = r * self.D
+            if len(self.reps) * p * p * 8 > self.STATE_BYTES:
+                return None
+            self._pools[r] = np.empty((len(self.reps), p, p))
+        return self._pools[r]
+
+    def _sources(self, c: int):
+        """Model ``c``'s sources with a nonzero row in its current factor: (ids, delays, rows (k, r)),
+        cached until the next refresh of the factor."""
+        if c not in self._inc_src:
+            r = int(self.r[c])
+            Lf = self.L[c, :, :r]
+            src = np.flatnonzero(self.acc[c] & np.any(Lf != 0, axis=1))
+            self._inc_src[c] = (src, self.tau_acc[c, src], np.ascontiguousarray(Lf[src]))
+        return self._inc_src[c]
+
+    # Cost estimates (seconds of one core), used only to choose between forms that give the same model
+    # to round-off. Fitted to in-run timings of each piece on the reference machine (AMD EPYC, one
+    # thread, OpenBLAS Haswell kernels; RBF row, V = 200, D = 128): update ≈ 2p²k flops at 30 GFLOP/s
+    # plus 2.5 ns per entry of the factor (it streams the kept factor from memory); rebuild: the GEMM
+    # at 25, potrf at 32 GFLOP/s plus the gather; dual: cos of the features (≈ 10 ns each), Gram and
+    # Cholesky at 28 GFLOP/s; scoring per agent: a fixed overhead plus the triangular solve.
+    def _cost_update(self, p: int, k: int) -> float:
+        """Rank-``k`` factor update (``tpqrt``, ≈ 2p²k flops)."""
+        return 3e-5 + 2.0 * p * p * k / 30e9 + 2.5e-9 * p * p
+
+    def _cost_rebuild(self, p: int, k: int, r: int) -> float:
+        """Rebuild from the statistics: coefficient GEMM over the (delay, source) columns (sparse when
+        under 10 % are used) + ``potrf``."""
+        ncols = len(self.delay_levels) * self.N
+        if k < 0.1 * ncols:
+            ncols = k
+        return 6e-5 + 2.0 * self._npairs(r) * ncols * self._ntri / 25e9 + p**3 / 3.0 / 32e9 + 1e-9 * p * p
+
+    def _cost_dual(self, n: int, m: int, K: int) -> float:
+        """Dual form with ``n`` observations (features, Gram, Cholesky) scored by ``m`` agents."""
+        return 1.2e-4 + n * self.D * 10e-9 + (2.0 * n * n * self.D + n**3 / 3.0) / 28e9 + m * (5e-5 + 4.5e-7 * n)
+
+    def _cost_scores_primal(self, p: int, m: int, K: int) -> float:
+        return m * (3e-5 + p * p * K / 25e9)
+
+    def _update_next(self, c: int, t: int) -> bool:
+        """Whether model ``c``'s factor is expected to be updated (not rebuilt) at round ``t + 1``."""
+        if self.factor_updates == "always":
+            return True
+        _, tau, _ = self._sources(c)
+        k, r = int(np.count_nonzero(tau <= t + 1)), int(self.r[c])
+        return self._cost_update(r * self.D, k) < self._cost_rebuild(r * self.D, k, r)
+
+    def _split_updates(self, t: int, models: np.ndarray):
+        """Split ``models`` (primal, this round) into those updated from their round ``t − 1`` factor
+        and those rebuilt from the cumulative statistics."""
+        upd, reb = [], []
+        for c in models:
+            c = int(c)
+            st = self._inc.get(c) if self.factor_updates != "never" else None
+            if st is None or st[2] != t - 1:
+                reb.append(c)
+                continue
+            (upd if self._update_next(c, t - 1) else reb).append(c)
+        return np.array(upd, dtype=np.int64), np.array(reb, dtype=np.int64)
+
+    def _update(self, t: int, models: np.ndarray):
+        """Yield ``(agents, Lc, w, logdet)`` per model, updated from its round-``t − 1`` state.
+
+        Between rebuilds the factor ``L`` of ``K̂_z`` is fixed, so the observations that become visible
+        to model ``c`` at round ``t`` — one per source ``u`` of its factor, of round ``t − τ(u,c)`` — add
+        ``Σ_u ψ_u ψ_uᵀ``, ``ψ_u = L_u ⊗ φ(x_u)``, to ``A_p`` and ``Σ_u y_u ψ_u`` to ``b_p``. With
+        ``A_p = RᵀR`` (``R = Lcᵀ`` upper) and ``B`` the (k, p) matrix of the new ``ψ_uᵀ``,
+        ``A_p + BᵀB = R'ᵀR'`` where ``R'`` is the triangle of the QR factorisation of ``[R; B]``
+        (LAPACK ``tpqrt``, in place, ≈ 2p²k flops; orthogonal, so backward stable). ``R'`` may have
+        negative diagonal entries (Householder signs): ``R'ᵀR'`` is the same, and so are the scores
+        (``z = Lc⁻¹ψ`` and ``w`` change sign together) and ``log det A_p = 2 Σ log |R'_ii|``."""
+        depth = len(self._Fring)
+        for c in models:
+            c = int(c)
+            st = self._inc[c]
+            Lc, bp = st[0], st[1]
+            src, tau, Lr = self._sources(c)
+            s = t - tau
+            m = s >= 0
+            k, p = int(np.count_nonzero(m)), Lc.shape[0]
+            if k:
+                slot = s[m] % depth
+                F, y = self._Fring[slot, src[m]], self._yring[slot, src[m]]  # (k, D), (k,)
+                Bt = (Lr[m].T[:, None, :] * F.T[None, :, :]).reshape(p, k)  # columns ψ_u, (a, i) order
+                bp += Bt @ y  # before tpqrt, which overwrites B with its Householder vectors
+                R, _, _, info = _dtpqrt(0, min(32, p), Lc.T, Bt.T, overwrite_a=1, overwrite_b=1)
+                if info != 0:
+                    raise np.linalg.LinAlgError(f"tpqrt failed on the model of agent {c} (info {info})")
+                if R.ctypes.data != Lc.ctypes.data:  # not written in place (never with this layout)
+                    Lc[...] = R.T
+                self.log["updates"] += 1
+            st[2] = t
+            w = _lower_solve(Lc, bp)
+            ld = 2.0 * np.log(np.abs(np.diagonal(Lc))).sum() - p * np.log(self.lam)
+            yield np.array([c]), Lc[None], w[None], np.array([ld])
+
+    def _dual_smaller(self, t: int, K: int) -> np.ndarray:
+        """(G,) bool per representative: solve its model in dual form this round. ``True``: its visible
+        observations from sources in its factor are fewer than its primal dimension ``r·D`` (the dual
+        system is the smaller one); ``"auto"``: and the dual form is also expected cheaper than the
+        primal one this round (an update of last round's factor where there is one, else a rebuild),
+        counting the scoring of the model's ``m`` agents (``K`` arms each)."""
         reps = self.reps
         Lr = self.L[reps]  # (G, V, R)
         active = np.any(Lr != 0, axis=2) & self.acc[reps]
         n_obs = np.where(active, np.maximum(t - self.tau_acc[reps] + 1, 0), 0).sum(axis=1)
-        return n_obs < self.r[reps] * self.D
+        small = n_obs < self.r[reps] * self.D
+        if self.dual_when_smaller == "auto":
+            k_new = (active & (self.tau_acc[reps] <= t)).sum(axis=1)
+            for g in np.flatnonzero(small):
+                c, r = int(reps[g]), int(self.r[reps[g]])
+                p, k, m = r * self.D, int(k_new[g]), len(self.members[c])
+                st = self._inc.get(c) if self.factor_updates != "never" else None
+                primal = self._cost_update(p, k) if st is not None and st[2] == t - 1 else self._cost_rebuild(p, k, r)
+                if self._cost_dual(int(n_obs[g]), m, K) > primal + self._cost_scores_primal(p, m, K):
+                    small[g] = False
+        return small
 
-    def _scores_primal(self, Lc, w, logdet, Lrow, X):
-        """UCB scores of K arms ``X`` (K, d) for one model at feature row ``Lrow`` (r,)."""
-        psi = (Lrow[:, None, None] * self.phi(X)[None]).transpose(1, 0, 2).reshape(X.shape[0], -1)
+    def _scores_primal(self, Lc, w, logdet, Lrows, Xs):
+        """UCB scores of one model for several agents: agent ``j`` scores its arms ``Xs[j]`` (K_j, d)
+        at its feature row ``Lrows[j]`` (r,) — ``ψ = Lrows[j] ⊗ φ(x)``. One triangular solve for all
+        of them (a shared model's members, or the peripherals that copy one centre's snapshot)."""
+        sizes = [len(X) for X in Xs]
+        Phi = self.phi(np.concatenate(Xs))  # (ΣK_j, D)
+        rows = np.repeat(np.asarray(Lrows, dtype=float).reshape(len(Xs), -1), sizes, axis=0)  # (ΣK_j, r)
+        psi = (rows[:, :, None] * Phi[:, None, :]).reshape(len(Phi), -1)
         z = _lower_solve(Lc, psi.T)
         mu = z.T @ w
         var = self.lam * np.einsum("ij,ij->j", z, z)  # GP-scale σ²
-        return self._ucb(mu, var, logdet)
+        return np.split(self._ucb(mu, var, logdet), np.cumsum(sizes)[:-1])
 
     def _ucb(self, mu, var, logdet):
         var = np.maximum(var, 0.0)
@@ -659,35 +816,40 @@ class NetworkKernelUCB(Policy):
         return mu + beta * np.sqrt(var / self.lam)
 
     # -------------------------------------------------------------------------- dual path
-    def _kx(self, A, Bm):
+    def _feat(self, X):
+        """What the dual kernel is computed from: ``φ(X)`` (RFF or identity), or ``X`` itself for
+        the exact RBF kernel (computed once per model and reused by every agent that scores it)."""
+        return np.asarray(X, dtype=float) if self.features == "exact" else self.phi(X)
+
+    def _kx(self, FA, FB):
+        """``K_x`` between two sets given by :meth:`_feat`."""
         if self.features == "exact":
             from ..kernels import RBF
-            return RBF(lengthscale=self.ell)(A, Bm)
-        return self.phi(A) @ self.phi(Bm).T
+            return RBF(lengthscale=self.ell)(FA, FB)
+        return FA @ FB.T
 
     def _dual_model(self, v: int, t: int, W: np.ndarray, sources=None):
         """Agent v's exact dual state at round t under network kernel W (V, V) (``sources``: the
         accepted sources to include, default all; a source whose row of W is zero adds nothing)."""
-        src, rnd = [], []
-        for u in (np.flatnonzero(self.acc[v]) if sources is None else sources):
-            last = t - int(self.tau_acc[v, u])
-            if last >= 0:
-                src += [u] * (last + 1)
-                rnd += list(range(last + 1))
-        src, rnd = np.array(src, dtype=np.int64), np.array(rnd, dtype=np.int64)
-        X, y = self.Xhist[rnd, src], self.yhist[rnd, src]
-        K = W[src[:, None], src[None, :]] * self._kx(X, X) if len(src) else np.zeros((0, 0))
+        us = np.flatnonzero(self.acc[v]) if sources is None else np.asarray(sources, dtype=np.int64)
+        last = t - self.tau_acc[v, us]
+        us, last = us[last >= 0], last[last >= 0]
+        src = np.repeat(us, last + 1)
+        rnd = (np.arange(len(src)) - np.repeat(np.cumsum(last + 1) - (last + 1), last + 1)).astype(np.int64)
+        FX, y = self._feat(self.Xhist[rnd, src]), self.yhist[rnd, src]
+        K = W[src[:, None], src[None, :]] * self._kx(FX, FX) if len(src) else np.zeros((0, 0))
         Lc = np.linalg.cholesky(K + self.lam * np.eye(len(src))) if len(src) else np.zeros((0, 0))
         alpha = solve_triangular(Lc, y, lower=True, check_finite=False) if len(src) else np.zeros(0)
         logdet = 2.0 * np.log(np.diag(Lc)).sum() - len(src) * np.log(self.lam) if len(src) else 0.0
-        return src, X, Lc, alpha, logdet
+        return src, FX, Lc, alpha, logdet
 
     def _scores_dual(self, model, W, q: int, Xq):
-        src, X, Lc, alpha, logdet = model
-        kqq = W[q, q] * np.diag(self._kx(Xq, Xq))
+        src, FX, Lc, alpha, logdet = model
+        FQ = self._feat(Xq)
+        kqq = W[q, q] * np.diag(self._kx(FQ, FQ))
         if len(src) == 0:
             return self._ucb(np.zeros(len(Xq)), kqq, logdet)
-        kap = W[q, src][:, None] * self._kx(X, Xq)
+        kap = W[q, src][:, None] * self._kx(FX, FQ)
         Z = solve_triangular(Lc, kap, lower=True, check_finite=False)
         return self._ucb(Z.T @ alpha, kqq - np.einsum("ij,ij->j", Z, Z), logdet)
 
@@ -697,13 +859,20 @@ class NetworkKernelUCB(Policy):
         V = self.N
         if self._refresh_due(t):
             self._factor(t)
+            self._inc.clear()  # a new factor of K̂_z: every primal model is rebuilt
+            self._inc_src.clear()
+            used = set(int(x) for x in self.r[self.reps])
+            self._pools = {r: a for r, a in self._pools.items() if r in used}
             if self.path == "dual":
                 self.W_dual = self._W_dual(t)
+        elif t % self.kz_every == 0:
+            self._inc.clear()  # a fixed K_z: rebuilt on the same schedule (bounds the updates' round-off)
         out = [None] * V
         keep = set(self.centres.tolist()) if self.dist_mode else set()
         snap = {}
         if self.path == "primal":
-            small = self._dual_smaller(t) if self.dual_when_smaller else np.zeros(len(self.reps), dtype=bool)
+            small = self._dual_smaller(t, len(arms.for_agent(0))) if self.dual_when_smaller \
+                else np.zeros(len(self.reps), dtype=bool)
             for c in self.reps[small]:
                 # the same (truncated) model in dual form: W̃ = L Lᵀ, fewer observations than features
                 c = int(c)
@@ -714,13 +883,17 @@ class NetworkKernelUCB(Policy):
                     out[v] = self._scores_dual(model, Wt, v, arms.for_agent(v))
                     if v in keep:
                         snap[int(v)] = (model, Wt)
-            for ag, Lc, w, ld in self._primal(t, self.reps[~small]):
+            upd, reb = self._split_updates(t, self.reps[~small])
+            for ag, Lc, w, ld in chain(self._primal(t, reb), self._update(t, upd)):
                 for i, c in enumerate(ag):
-                    for v in self.members[int(c)]:
-                        rv = int(self.r[v])
-                        out[v] = self._scores_primal(Lc[i], w[i], ld[i], self.L[v, v, :rv], arms.for_agent(v))
-                        if v in keep:
-                            snap[int(v)] = (Lc[i], w[i], ld[i], self.L[v, :, :rv].copy())
+                    mem = self.members[int(c)]
+                    rv = int(self.r[c])  # members share their representative's factor and rank
+                    sc = self._scores_primal(Lc[i], w[i], ld[i], self.L[mem, mem, :rv],
+                                             [arms.for_agent(v) for v in mem])
+                    for v, s_v in zip(mem, sc):
+                        out[v] = s_v
+                        if v in keep:  # a copy: the factor is updated in place in the next rounds
+                            snap[int(v)] = (Lc[i].copy(), w[i], ld[i], self.L[v, :, :rv].copy())
         else:
             for v in range(V):
                 W = self.W_dual[v]
@@ -760,22 +933,25 @@ class NetworkKernelUCB(Policy):
         """Peripherals imitate their centre's model of round t − Δ (copy_policy)."""
         if self.peripheral_mode != "copy_policy":
             return
+        batch: dict[tuple[int, int], list] = {}  # (snapshot round, centre) -> peripherals (primal form)
         for p in np.flatnonzero(~self.is_centre):
             c, Dl = int(self.centre_of[p]), int(self.delta_c[p])
             if t < Dl or (t - Dl) not in self.snapshots:
                 continue
             snap = self.snapshots[t - Dl][c]
-            Xp = arms.for_agent(p)
             if len(snap) == 4:
-                Lc, w, ld, Lrows = snap
-                if not np.any(Lrows[p]):
+                if not np.any(snap[3][p]):
                     continue  # p's data had not reached c yet: keep p's own KernelUCB
-                out[p] = self._scores_primal(Lc, w, ld, Lrows[p], Xp)
+                batch.setdefault((t - Dl, c), []).append(int(p))
             else:
                 model, W = snap
                 if W[p, p] == 0:
                     continue
-                out[p] = self._scores_dual(model, W, p, Xp)
+                out[p] = self._scores_dual(model, W, p, arms.for_agent(p))
+        for (s, c), ps in batch.items():
+            Lc, w, ld, Lrows = self.snapshots[s][c]
+            for p, s_p in zip(ps, self._scores_primal(Lc, w, ld, Lrows[ps], [arms.for_agent(p) for p in ps])):
+                out[p] = s_p
 
     def select(self, t, agents, arms):
         V = self.N
@@ -808,6 +984,7 @@ class NetworkKernelUCB(Policy):
         self.Xhist[t], self.yhist[t], self.choice_hist[t] = X, y, choices
         F = self.phi(X)
         self.stats.push(t, M=F[:, :, None] * F[:, None, :], b=y[:, None] * F, E=self.phi_p(X))
+        self._Fring[t % len(self._Fring)], self._yring[t % len(self._yring)] = F, y
         if self.accept != "self":
             self.ledger.deliver(t, int(self._deliv[t]), self.msg_scalars, "observation")
             self.log["accepted_deliveries"] += int(self._accepted_per_round[t])
