@@ -401,3 +401,34 @@ def test_factor_updates_option_validated(net6):
         _policy(EagerKernelUCB, net6, env, 5, factor_updates="sometimes")
     with pytest.raises(ValueError, match="dual_when_smaller"):
         _policy(EagerKernelUCB, net6, env, 5, dual_when_smaller="maybe")
+
+
+def test_nystroem_features_approximate_the_rbf_kernel_on_the_sphere():
+    from bandits.algorithms.coop_kernel_ucb import NystroemFeatures, RandomFourierFeatures
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((200, 10))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    K = RBF(lengthscale=2.0)(X, X)
+    ny = NystroemFeatures(10, 32, 2.0, np.random.default_rng(0))
+    rff = RandomFourierFeatures(10, 128, 2.0, np.random.default_rng(0))
+    err_ny, err_rff = np.abs(ny(X) @ ny(X).T - K).mean(), np.abs(rff(X) @ rff(X).T - K).mean()
+    assert err_ny < 0.01 and err_ny < err_rff / 5
+    # batched shapes: (..., d) -> (..., m), the same rows as one call on the stacked points
+    np.testing.assert_allclose(ny(X.reshape(20, 10, 10)).reshape(200, 32), ny(X), atol=1e-13)
+
+
+@pytest.mark.parametrize("name,kw", [("Eager-KernelUCB", {"kz": "mmd"}), ("Dist-KernelUCB", {"kz": "oracle"})])
+def test_nystroem_primal_equals_dual_and_refuses_contexts_off_the_sphere(net6, name, kw):
+    env = ClusterEnv(net6, kind="rbf")  # contexts are unit vectors
+    T = 12
+    k = {"kernel": {"name": "rbf", "lengthscale": 1.0}, "n_features": 12, "n_embed": 8, "features": "nystroem"}
+    a = _policy(ALGORITHMS[name], net6, env, T, path="primal", **k, **kw)
+    b = _policy(ALGORITHMS[name], net6, env, T, path="dual", **k, **kw)
+    np.testing.assert_array_equal(a.phi.landmarks, b.phi.landmarks)  # one map per run, from the run seed
+    assert _lockstep(a, b, env, T) < 1e-8
+    c = _policy(ALGORITHMS[name], net6, env, T, **k, **kw)
+    _, arms, _ = env.round(0, 6, np.random.default_rng(0))
+    off = Arms(2.0 * arms.X, shared=False)
+    with pytest.raises(ValueError, match="unit sphere"):
+        c.update(0, np.arange(6), off, np.zeros(6, dtype=int), np.zeros(6))

@@ -117,9 +117,12 @@ observations ``n`` than features ``r·D`` (the first rounds, when the MMD estima
 safeguard asks for large ``r``) its model is computed in that dual form (``n × n`` Cholesky instead of
 ``r·D × r·D``); same posterior and ``log det`` (Sylvester) to round-off.
 
-The RFF map is drawn **once per run** from a key of the run's algorithm seed that does not
-depend on the method (``SeedSequence(entropy, spawn_key + (crc32("coop-rff"),))``), so every
-RBF-row method of a run uses the same map (spec §2.7 item 2). Exact-RBF dual runs
+The feature map of ``K_x`` — random Fourier features (``features="rff"``) or Nyström features on
+landmarks uniform on the unit sphere (``features="nystroem"``, :class:`NystroemFeatures`, for
+unit-norm contexts: far more accurate per feature on a smooth kernel, so far smaller systems) — is
+drawn **once per run** from a key of the run's algorithm seed that does not depend on the method
+(``SeedSequence(entropy, spawn_key + (crc32("coop-rff"),))``), so every RBF-row method of a run uses
+the same map (spec §2.7 item 2). Exact-RBF dual runs
 (``features="exact"``, ``path="dual"`` only) measure the RFF floor at small sizes.
 
 Dist-KernelUCB (Alg. 3; spec §2.5): centres (``network.centres``, the greedy maximal weighted
@@ -218,6 +221,51 @@ class RandomFourierFeatures:
         return np.sqrt(2.0 / self.D) * np.cos(X @ self.Omega + self.b)
 
 
+class NystroemFeatures:
+    """Nyström features of the RBF kernel ``exp(−‖x−x'‖²/(2ℓ²))`` on ``m`` landmarks drawn uniformly
+    on the unit sphere ``S^{d−1}`` (Williams & Seeger 2001; scikit-learn's
+    :class:`~sklearn.kernel_approximation.Nystroem`, fitted on the landmarks, so every landmark is a
+    basis point): ``φ(x) = K_mm^{−1/2} k_m(x)`` and ``φ(x)ᵀφ(x') = k_m(x)ᵀ K_mm⁺ k_m(x')``, exact on the
+    landmarks' span.
+
+    For the Coop-KernelUCB RBF row (every context is a unit vector, ``ℓ = 2``, ``d = 10``) the
+    kernel's spectrum on the sphere decays fast, and ``m`` landmarks approximate it far better than
+    ``m`` random Fourier features (measured on 400 uniform unit vectors: mean ``|k̂ − k|`` 0.003 at
+    ``m = 32`` and 0.001 at ``m = 64``, against 0.06 for 128 RFF), with systems ``(128/m)²`` times
+    smaller. The landmarks are drawn from the run's feature key, not from data: they depend on no
+    agent's contexts. Contexts off the sphere are refused (:meth:`check`).
+    """
+
+    def __init__(self, dim: int, n_features: int, lengthscale: float, rng: np.random.Generator):
+        from sklearn.kernel_approximation import Nystroem
+
+        if n_features < 1:
+            raise ValueError(f"n_features must be >= 1, got {n_features}")
+        if not lengthscale > 0:
+            raise ValueError(f"RBF lengthscale must be > 0, got {lengthscale}")
+        self.D = int(n_features)
+        Z = rng.standard_normal((self.D, dim))
+        self.landmarks = Z / np.linalg.norm(Z, axis=1, keepdims=True)
+        self.gamma = 0.5 / float(lengthscale) ** 2
+        ny = Nystroem(kernel="rbf", gamma=self.gamma, n_components=self.D, random_state=0).fit(self.landmarks)
+        # sklearn fits the map (SVD of K_mm, pseudo-inverse square root); applying it is one GEMM,
+        # done here without its per-call input validation (most of the cost at 8 contexts per call)
+        self.basis, self.normalization = ny.components_, ny.normalization_.T.copy()
+        self._bsq = (self.basis**2).sum(axis=1)
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=float)
+        sq = (X**2).sum(axis=-1)[..., None] + self._bsq - 2.0 * (X @ self.basis.T)
+        return np.exp(-self.gamma * np.maximum(sq, 0.0)) @ self.normalization
+
+    @staticmethod
+    def check(X: np.ndarray) -> None:
+        nrm = np.linalg.norm(X, axis=-1)
+        if not np.allclose(nrm, 1.0, atol=1e-6):
+            raise ValueError(f"features='nystroem' draws its landmarks on the unit sphere, but contexts here have "
+                             f"norms in [{nrm.min():.3g}, {nrm.max():.3g}]: use features='rff' for this environment")
+
+
 class _Identity:
     def __init__(self, dim):
         self.D = int(dim)
@@ -282,7 +330,9 @@ class NetworkKernelUCB(Policy):
         sigma_z, squared: Eq. 11 bandwidth and the squared-distance option.
         embed_kernel: ``"kx"`` or ``{"name": "rbf", "lengthscale": ℓ}`` (MMD kernel ``k_P``).
         n_features, n_embed: RFF dimensions for ``K_x`` and ``k_P`` (RBF only).
-        features: ``"rff"`` (default) or ``"exact"`` (exact RBF; dual path only).
+        features: ``"rff"`` (default), ``"nystroem"`` (:class:`NystroemFeatures`: ``n_features``
+            landmarks on the unit sphere; unit-norm contexts only) or ``"exact"`` (exact RBF; dual
+            path only).
         r_max, rank_tol, min_var, r_limit: truncation of ``K̂_z`` (``r_max=None``: numerical rank).
         dual_when_smaller: on the primal path, solve a model in dual form with ``W̃ = L Lᵀ`` while it
             has fewer visible observations than features (module docstring).
@@ -314,7 +364,7 @@ class NetworkKernelUCB(Policy):
         kz = self.default_kz if kz is None else kz
         width = self.default_width if width is None else width
         for nm, val, allowed in (("accept", accept, ACCEPTS), ("kz", kz, KZ_MODES), ("width", width, WIDTHS),
-                                 ("path", path, PATHS), ("features", features, ("rff", "exact")),
+                                 ("path", path, PATHS), ("features", features, ("rff", "nystroem", "exact")),
                                  ("truncation", truncation, TRUNCATIONS), ("factor_updates", factor_updates, UPDATES)):
             if val not in allowed:
                 raise ValueError(f"{nm} must be one of {', '.join(allowed)}, got {val!r}")
@@ -409,7 +459,8 @@ class NetworkKernelUCB(Policy):
         if features == "exact" and (path != "dual" or kname != "rbf"):
             raise ValueError("features='exact' needs path='dual' and an RBF kernel")
         self.features = features
-        self.phi = _Identity(dim) if kname == "linear" else RandomFourierFeatures(dim, n_features, ell, rng_kx)
+        fmap = NystroemFeatures if features == "nystroem" else RandomFourierFeatures
+        self.phi = _Identity(dim) if kname == "linear" else fmap(dim, n_features, ell, rng_kx)
         if embed_kernel == "kx":
             self.phi_p = _Identity(dim) if kname == "linear" else RandomFourierFeatures(dim, n_embed, ell, rng_emb)
         else:
@@ -982,6 +1033,8 @@ class NetworkKernelUCB(Policy):
         X = np.stack([arms.for_agent(k)[choices[k]] for k in range(V)])
         y = np.asarray(rewards, dtype=float)
         self.Xhist[t], self.yhist[t], self.choice_hist[t] = X, y, choices
+        if self.features == "nystroem" and self.kname == "rbf":
+            NystroemFeatures.check(X)
         F = self.phi(X)
         self.stats.push(t, M=F[:, :, None] * F[:, None, :], b=y[:, None] * F, E=self.phi_p(X))
         self._Fring[t % len(self._Fring)], self._yring[t % len(self._yring)] = F, y

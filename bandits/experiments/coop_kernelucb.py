@@ -23,7 +23,15 @@ Choices where the paper is silent (spec ``coop-kernelucb.md`` §2.9, §4, §9.2;
   θ or z and the reward anchors: ``env_seed = rep``) and the context/noise streams; trial ``r`` of
   every method shares them (common random numbers), so the claims are paired over trials;
 * primal path with ``r_max`` = 10 (linear) / 4 (RBF) and ``K̂_z`` refreshed every 10 rounds (full);
-  RFF dimension 128 for ``K_x`` and for the MMD embedding;
+  ``K_x`` (RBF row) by **Nyström features on 32 landmarks** drawn uniformly on the unit sphere
+  (``features_rbf="nystroem"``, ``n_features=32``; every context of this environment is a unit
+  vector; :class:`bandits.algorithms.coop_kernel_ucb.NystroemFeatures`), the MMD embedding by 128
+  random Fourier features. The paper uses the exact kernel, whose primal systems are infinite; until
+  2026-11-26 this row used 128 RFF. Measured on 400 uniform unit vectors (ℓ = 2, d = 10): mean
+  ``|k̂ − k|`` 0.003 with 32 Nyström landmarks, 0.058 with 128 RFF (largest error 0.05), and with
+  ``r = 4`` the systems have 128 unknowns instead of 512: Eager on ER(200, 0.7) 0.57 ms of CPU per
+  agent-round against 5.6 ms (T = 30, same loaded machine), about 10× less. ``features_rbf="rff"``
+  with ``n_features=128`` gives the earlier setting;
 * full mode runs ``n_runs = 10`` of the paper's 100 trials per panel (the minimum the issue allows; the
   figure title and every claim say how many); ``n_runs`` raises it (Dask backend on a cluster). Even 10
   do **not** fit in 2 hours on 2 cores with the current engine: measured (2 shared cores, CPU time, ER
@@ -31,16 +39,16 @@ Choices where the paper is silent (spec ``coop-kernelucb.md`` §2.9, §4, §9.2;
   round, because the ``‖L_v‖² ≥ 0.95`` safeguard raises the rank of ``K̂_z`` to 130–146 (primal systems
   of ≈ 1 400 unknowns per agent), i.e. ≈ 2.7 h and 1.7 h per run at T = 1000 for that panel alone;
   the spec's ≈ 4–15 min per Eager run assumed ``r_max = 10``;
-* quick mode: ``V = 32``, ``T = 120`` (linear) / 100 (RBF), 4 trials, RFF 32 / 64, ``K̂_z`` every round,
+* quick mode: ``V = 32``, ``T = 120`` (linear) / 100 (RBF), 4 trials, 32 Nyström landmarks, RFF 64 for
+  the embedding, ``K̂_z`` every round,
   ``r_max = 5`` (linear), and on the RBF row the rank of ``K̂_z`` capped at 4 (``r_limit_rbf = 4``: the
   ``‖L_v‖² ≥ 0.95`` safeguard may then stop short).
 * full mode caps the RBF row's rank at 4 too (``r_limit_rbf = 4``). Uncapped it is infeasible: the
-  safeguard asks for r ≈ 77 at t = 1 with σ_z = 1 (systems of r·128 unknowns per agent). Measured
-  after the primal-path speed-ups (CPU, one core, T = 30): Eager 3.7 ms per agent-round at 128
-  features, ≈ 25 CPU-hours for 4 panels × 10 runs at T = 1000, so the RBF row does not yet fit the
-  notebook's 2-hour budget (64 features: Eager 1.0 ms). The linear row uncapped: ≈ 1.4 h on 2 cores
-  (full T = 1000 runs measured: Eager 123 s, Dist 50 s, the others 10–18 s). The 2.7 h figure above
-  predates those speed-ups.
+  safeguard asks for r ≈ 77 at t = 1 with σ_z = 1 (systems of r·D unknowns per agent). With 128 RFF
+  Eager took 3.7 ms per agent-round (CPU, one core, T = 30), ≈ 25 CPU-hours for 4 panels × 10 runs
+  at T = 1000; with the 32 Nyström landmarks about a tenth of that (above). The linear row
+  uncapped: ≈ 1.4 h on 2 cores (full T = 1000 runs measured: Eager 123 s, Dist 50 s, the others
+  10–18 s). The 2.7 h figure above predates those speed-ups.
 """
 from __future__ import annotations
 
@@ -82,7 +90,7 @@ _FULL = dict(V=200, T_linear=1000, T_rbf=1000, n_runs=10, K=8, d=10, p=0.7, nois
              rows=list(ROWS), graphs=list(GRAPHS), sampler="bfs", lang="ENGB", graph_seed=0,
              min_clusters=2, eta_linear=1.0, eta_rbf=0.1, sigma_z_linear=1.0, sigma_z_rbf=1.0,
              sigma_z_variant=0.5, r_max_linear=10, r_max_rbf=4, r_limit=None, r_limit_rbf=4, kz_every=10,
-             n_features=128, n_embed=128, oracle=True)
+             features_rbf="nystroem", n_features=32, n_embed=128, oracle=True)
 _QUICK = dict(_FULL, V=32, T_linear=120, T_rbf=100, n_runs=4, r_max_linear=5, r_limit_rbf=4, kz_every=1,
               n_features=32, n_embed=64)
 PAPER_RUNS = 100  # "Each experiment is averaged over 100 trials" (Figure 1 caption)
@@ -112,6 +120,8 @@ def validate_fig1(p: dict) -> None:
         raise ParameterError(f"parameter 'p' must be in [0, 1], got {p['p']}")
     check_subset("rows", p["rows"], ROWS)
     check_subset("graphs", p["graphs"], GRAPHS)
+    if p["features_rbf"] not in ("nystroem", "rff"):
+        raise ParameterError(f"parameter 'features_rbf' must be 'nystroem' or 'rff', got {p['features_rbf']!r}")
     if p["sampler"] not in ("bfs", "rw"):
         raise ParameterError(f"parameter 'sampler' must be 'bfs' or 'rw', got {p['sampler']!r}")
     if not isinstance(p["oracle"], bool):
@@ -148,7 +158,7 @@ def method_params(p: dict, row: str, extra: dict) -> dict:
         prm = {"kernel": {"name": "rbf", "lengthscale": float(COOP_KEYS["lengthscale_x"])}, "eta": p["eta_rbf"],
                "sigma_z": p["sigma_z_rbf"], "r_max": p["r_max_rbf"],
                "r_limit": p["r_limit_rbf"] if p.get("r_limit_rbf") is not None else p["r_limit"],
-               "n_features": p["n_features"], "n_embed": p["n_embed"]}
+               "features": p["features_rbf"], "n_features": p["n_features"], "n_embed": p["n_embed"]}
     return {**prm, "lam": p["lam"], "R": p["noise_std"], "kz_every": p["kz_every"], **extra}
 
 
