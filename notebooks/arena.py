@@ -34,7 +34,8 @@
 #
 # * `mode="quick"` (default): N = 4, T = 40 (sync), N = 5, T = 150 (async), two values per knob, 3 runs.
 #   A few minutes on 2 cores.
-# * `mode="full"`: N = 10, T = 200 (sync), N = 50, T = 2000 (async), the full knob grids, 5 runs.
+# * `mode="full"`: N = 10, T = 200 (sync), N = 50, T = 2000 (async), the full knob grids, 3 runs
+#   (`n_runs` raises it: 5 take about 5/3 as long). About 2 hours on 2 cores.
 
 # %% tags=["parameters"]
 # parameters

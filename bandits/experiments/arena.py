@@ -133,7 +133,7 @@ _FN_D = {"paper": {"synthetic": [0.0, 2.5, 4.0, 5.0], "real": [0.0, 0.01, 0.03, 
          "paper_quick": {"synthetic": [0.0, 5.0], "real": [0.0, 0.05]}}
 
 _FULL = dict(protocols=list(PROTOCOLS), envs=list(ENVS), sync_methods=list(SYNC_METHODS),
-             async_methods=list(ASYNC_METHODS), N_sync=10, T_sync=200, N_async=50, T_async=2000, n_runs=5,
+             async_methods=list(ASYNC_METHODS), N_sync=10, T_sync=200, N_async=50, T_async=2000, n_runs=3,
              M=2000, env_seed=0, grids=_GRIDS_FULL, coop_kz="oracle", nn_width=20)
 # quick: small N, T and grids (two knob values per method, one for NeuralUCB), 3 runs (the fewest with
 # an interval), 300 candidates on the finite domains
