@@ -661,8 +661,11 @@ class NetworkKernelUCB(Policy):
         lev = np.array(levels, dtype=np.int64)
         r_of = self.r[agents]
         # models whose next round is expected to be an update keep their factor in a persistent slot
-        keep = np.array([self._pool(int(self.r[c])) is not None and self._update_next(int(c), t) for c in agents],
-                        dtype=bool)
+        if self.factor_updates == "never" or (t + 1) % self.kz_every == 0 or self._refresh_due(t + 1):
+            keep = np.zeros(len(agents), dtype=bool)  # every model is rebuilt next round anyway
+        else:
+            keep = np.array([self._pool(int(self.r[c])) is not None and self._update_next(int(c), t)
+                             for c in agents], dtype=bool)
         for r, kp in sorted({(int(x), bool(y)) for x, y in zip(r_of, keep)}):
             group = agents[(r_of == r) & (keep == kp)]
             ia, ib, gmap, _ = self._gather_map(r)
