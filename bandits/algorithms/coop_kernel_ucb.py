@@ -199,6 +199,15 @@ def method_seed(seed: np.random.SeedSequence, label: str) -> np.random.SeedSeque
                                   spawn_key=tuple(seed.spawn_key) + (zlib.crc32(label.encode()),))
 
 
+def _check_map(n_features: int, lengthscale: float) -> int:
+    """Validate an RBF feature map's size and lengthscale; return the size."""
+    if n_features < 1:
+        raise ValueError(f"n_features must be >= 1, got {n_features}")
+    if not lengthscale > 0:
+        raise ValueError(f"RBF lengthscale must be > 0, got {lengthscale}")
+    return int(n_features)
+
+
 class RandomFourierFeatures:
     """Random Fourier features of the RBF kernel ``exp(−‖x−x'‖²/(2ℓ²))`` (Rahimi & Recht 2007).
 
@@ -208,11 +217,7 @@ class RandomFourierFeatures:
     """
 
     def __init__(self, dim: int, n_features: int, lengthscale: float, rng: np.random.Generator):
-        if n_features < 1:
-            raise ValueError(f"n_features must be >= 1, got {n_features}")
-        if not lengthscale > 0:
-            raise ValueError(f"RBF lengthscale must be > 0, got {lengthscale}")
-        self.D = int(n_features)
+        self.D = _check_map(n_features, lengthscale)
         self.Omega = rng.standard_normal((dim, self.D)) / float(lengthscale)
         self.b = rng.uniform(0.0, 2.0 * np.pi, self.D)
 
@@ -239,11 +244,7 @@ class NystroemFeatures:
     def __init__(self, dim: int, n_features: int, lengthscale: float, rng: np.random.Generator):
         from sklearn.kernel_approximation import Nystroem
 
-        if n_features < 1:
-            raise ValueError(f"n_features must be >= 1, got {n_features}")
-        if not lengthscale > 0:
-            raise ValueError(f"RBF lengthscale must be > 0, got {lengthscale}")
-        self.D = int(n_features)
+        self.D = _check_map(n_features, lengthscale)
         Z = rng.standard_normal((self.D, dim))
         self.landmarks = Z / np.linalg.norm(Z, axis=1, keepdims=True)
         self.gamma = 0.5 / float(lengthscale) ** 2
