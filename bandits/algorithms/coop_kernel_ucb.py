@@ -760,7 +760,7 @@ class NetworkKernelUCB(Policy):
             ncols = k
         return 6e-5 + 2.0 * self._npairs(r) * ncols * self._ntri / 25e9 + p**3 / 3.0 / 32e9 + 1e-9 * p * p
 
-    def _cost_dual(self, n: int, m: int, K: int) -> float:
+    def _cost_dual(self, n: int, m: int) -> float:
         """Dual form with ``n`` observations (features, Gram, Cholesky) scored by ``m`` agents."""
         return 1.2e-4 + n * self.D * 10e-9 + (2.0 * n * n * self.D + n**3 / 3.0) / 28e9 + m * (5e-5 + 4.5e-7 * n)
 
@@ -842,7 +842,7 @@ class NetworkKernelUCB(Policy):
                 p, k, m = r * self.D, int(k_new[g]), len(self.members[c])
                 st = self._inc.get(c) if self.factor_updates != "never" else None
                 primal = self._cost_update(p, k) if st is not None and st[2] == t - 1 else self._cost_rebuild(p, k, r)
-                if self._cost_dual(int(n_obs[g]), m, K) > primal + self._cost_scores_primal(p, m, K):
+                if self._cost_dual(int(n_obs[g]), m) > primal + self._cost_scores_primal(p, m, K):
                     small[g] = False
         return small
 
