@@ -432,3 +432,35 @@ def test_nystroem_primal_equals_dual_and_refuses_contexts_off_the_sphere(net6, n
     off = Arms(2.0 * arms.X, shared=False)
     with pytest.raises(ValueError, match="unit sphere"):
         c.update(0, np.arange(6), off, np.zeros(6, dtype=int), np.zeros(6))
+
+
+def test_top_eigh_gives_the_largest_pairs():
+    from bandits.algorithms.coop_kernel_ucb import _top_eigh
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5, 9, 4))
+    W = np.exp(-np.abs(X @ X.transpose(0, 2, 1)) / 4)
+    wf, Uf = _top_eigh(W, None)
+    assert np.all(np.diff(wf, axis=1) <= 1e-12)  # largest first
+    np.testing.assert_allclose((Uf * wf[:, None, :]) @ Uf.transpose(0, 2, 1), W, atol=1e-10)
+    for k in (1, 3, 9, 20):
+        w, U = _top_eigh(W, k)
+        kk = min(k, 9)
+        assert w.shape == (5, kk) and U.shape == (5, 9, kk)
+        np.testing.assert_allclose(w, wf[:, :kk], atol=1e-10)
+        # eigenvectors up to sign: the same projectors
+        np.testing.assert_allclose(np.abs(np.einsum("gik,gik->gk", U, Uf[:, :, :kk])), 1.0, atol=1e-8)
+
+
+@pytest.mark.parametrize("kind", ["linear", "rbf"])
+def test_rank_limited_factor_from_the_top_pairs_equals_the_full_eigendecomposition(net6, kind):
+    """With ``r_limit`` the factor computes only the ``r_limit`` largest eigenpairs of K̂_z (dsyevr);
+    the models are those of the full eigendecomposition."""
+    env = ClusterEnv(net6, kind=kind, n_clusters=3)
+    T = 12
+    k = {"kernel": {"name": "rbf", "lengthscale": 1.0}, "n_features": 12, "n_embed": 8} if kind == "rbf" else {}
+    a = _policy(EagerKernelUCB, net6, env, T, kz="mmd", r_max=2, r_limit=2, **k)
+    b = _policy(EagerKernelUCB, net6, env, T, kz="mmd", r_max=2, r_limit=2, **k)
+    b._eig_pairs = None
+    assert _lockstep(a, b, env, T) < 1e-8
+    assert a.log["rank_max"] == b.log["rank_max"] and max(a.log["rank_max"]) == 2
