@@ -83,6 +83,7 @@ Theory helpers: :func:`effective_dimension` (``Tr K(K+λI)⁻¹``), :func:`dicti
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg.lapack import dtpqrt as _dtpqrt
 
 from ..comm import SERVER, CommLedger
 from ..estimators import NystromDictionary, information_gain
@@ -220,32 +221,30 @@ def approx_posterior(Z: np.ndarray, kdiag: np.ndarray, C: np.ndarray, theta: np.
 
 
 def chol_update_rank_k(C: np.ndarray, W: np.ndarray, block: int = 32, overwrite: bool = False) -> np.ndarray:
-    """Lower Cholesky factor of ``C Cᵀ + W Wᵀ`` (C: m × m lower, W: m × n), blocked, O(m² · block).
+    """Lower Cholesky factor of ``C Cᵀ + W Wᵀ`` (C: m × m lower, W: m × n), O(m² n).
 
-    Column block ``j``: with ``Q`` orthogonal from the QR of ``[C_jjᵀ; W_jᵀ]``,
-    ``[C_jj W_j] Q = [C'_jj 0]`` and ``[C_{>j,j} W_{>j}] Q = [C'_{>j,j} W'_{>j}]``, after which the
-    trailing problem is ``C_{>j,>j} C_{>j,>j}ᵀ + W'W'ᵀ`` (orthogonal transformations only: backward
-    stable). Used for the server's ``Ã_k + λI = [[Ã_{k−1} + λI, 0], [0, λI]] + Z_ΔᵀZ_Δ`` instead of
-    an O(m³) refactorisation. (A candidate for :mod:`bandits.linalg`.)
+    With ``R = Cᵀ`` (upper), ``C Cᵀ + W Wᵀ = [R; Wᵀ]ᵀ [R; Wᵀ]`` and the triangle ``R'`` of the QR
+    factorisation of ``[R; Wᵀ]`` gives ``C' = R'ᵀ`` (orthogonal transformations only: backward stable).
+    LAPACK ``tpqrt`` computes that triangle in place, blocked (``block`` columns at a time), on the
+    Fortran view of the C-ordered factor; the columns are then signed so that ``C'`` has a positive
+    diagonal (the factor ``numpy.linalg.cholesky`` returns). Used for the server's
+    ``Ã_k + λI = [[Ã_{k−1} + λI, 0], [0, λI]] + Z_ΔᵀZ_Δ`` instead of an O(m³) refactorisation.
+    (Until 2026-11-27 a Python loop of numpy QRs per column block did the same: ≈ 25 % of
+    Async-KernelUCB's CPU time on f1 at T = 5000.)
     """
-    C = C if overwrite else np.array(C, dtype=float, copy=True)
-    W = np.asarray(W, dtype=float)
-    m, n = W.shape
+    C = np.ascontiguousarray(C, dtype=float) if overwrite else np.array(C, dtype=float, copy=True, order="C")
+    m, n = np.shape(W)
     if m == 0 or n == 0:
         return C
-    W = W.copy()
-    for j0 in range(0, m, block):
-        j1 = min(j0 + block, m)
-        b = j1 - j0
-        Q, R = np.linalg.qr(np.vstack([C[j0:j1, j0:j1].T, W[j0:j1].T]), mode="complete")
-        s = np.sign(np.diag(R))
-        s[s == 0] = 1.0
-        Q[:, :b] *= s
-        C[j0:j1, j0:j1] = (R[:b] * s[:, None]).T
-        if j1 < m:
-            X = np.hstack([C[j1:, j0:j1], W[j1:]]) @ Q
-            C[j1:, j0:j1] = X[:, :b]
-            W[j1:] = X[:, b:]
+    W = np.array(W, dtype=float, copy=True, order="C")  # W.T: the (n, m) Fortran-ordered B of tpqrt
+    R, _, _, info = _dtpqrt(0, max(1, min(int(block), m)), C.T, W.T, overwrite_a=1, overwrite_b=1)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"tpqrt failed in the rank-{n} Cholesky update (info {info})")
+    if R.ctypes.data != C.ctypes.data:  # not written in place (never with this layout)
+        C[...] = np.tril(R.T)
+    s = np.sign(np.diagonal(C)).copy()
+    s[s == 0] = 1.0
+    C *= s[None, :]
     return C
 
 
