@@ -47,10 +47,14 @@ Choices where the paper is silent (spec ``coop-kernelucb.md`` §2.9, §4, §9.2;
   safeguard asks for r ≈ 77 at t = 1 with σ_z = 1 (systems of r·D unknowns per agent). With 128 RFF
   Eager took 3.7 ms per agent-round (CPU, one core, T = 30), ≈ 25 CPU-hours for 4 panels × 10 runs
   at T = 1000. With the 32 Nyström landmarks Eager's own cost falls about tenfold (above), but the
-  row's nine methods together still take 167 s (ER) and 280 s (as-733) of CPU per panel and trial
+  row's nine methods together still took 167 s (ER) and 280 s (as-733) of CPU per panel and trial
   at T = 200 (two runs at a time on 2 cores), ≈ 12 CPU-hours for 4 panels × 10 trials at T = 1000 if
   linear in T: per-model overhead in the updates and scoring, the K̂_z refreshes (an
-  eigendecomposition per agent every 10 rounds) and the factor updates now dominate. The linear row
+  eigendecomposition per agent every 10 rounds) and the factor updates dominated. Since 2026-11-27 the
+  models of a chunk are scored together, only the ``r_limit`` largest eigenpairs of K̂_z are computed,
+  and the cost model no longer picks per-model factor updates that lose to a batched rebuild: 43 s
+  (ER) and ≈ 67 s (as-733) of CPU per trial of the nine methods at T = 100, ≈ 6 CPU-hours for the
+  row at T = 1000, ≈ 3 h on 2 cores (extrapolated; the per-round cost is flat in t). The linear row
   uncapped: ≈ 1.4 h on 2 cores (full T = 1000 runs measured: Eager 123 s, Dist 50 s, the others
   10–18 s). The 2.7 h figure above predates those speed-ups.
 """
