@@ -298,9 +298,10 @@ def test_bench_entry_registered_and_runs_at_toy_size():
 
     assert bench.EXTRA_BENCHMARKS["coop_kernel_ucb"]["fn"] is not None
     assert bench.EXTRA_BENCHMARKS["coop_kernel_ucb_rbf"]["unit"] == "ms per agent-round"
-    for row in ("linear", "rbf"):
-        ms = bench.bench_coop_kernel_ucb("cpu", row=row, T=3, V=12)
+    for row, features in (("linear", "rff"), ("rbf", "rff"), ("rbf", "nystroem")):
+        ms = bench.bench_coop_kernel_ucb("cpu", row=row, T=3, V=12, features=features)
         assert np.isfinite(ms) and ms >= 0
+    assert bench.EXTRA_BENCHMARKS["coop_kernel_ucb_rbf_nystroem"]["fn"] is not None
     assert np.isnan(bench.bench_coop_kernel_ucb("cuda"))
 
 
