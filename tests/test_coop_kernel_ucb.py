@@ -465,3 +465,20 @@ def test_rank_limited_factor_from_the_top_pairs_equals_the_full_eigendecompositi
     b._eig_pairs = None
     assert _lockstep(a, b, env, T) < 1e-8
     assert a.log["rank_max"] == b.log["rank_max"] and max(a.log["rank_max"]) == 2
+
+
+def test_arm_features_for_every_agent_at_once(net6):
+    """The batched scoring maps every agent's decision set through φ in one call: shared sets once,
+    per-agent sets all together; a set per agent is required (the methods are synchronous)."""
+    env = ClusterEnv(net6, kind="rbf", n_clusters=3)
+    pol = _policy(EagerKernelUCB, net6, env, 5, kz="mmd", kernel={"name": "rbf", "lengthscale": 1.0},
+                  n_features=12, n_embed=8)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((6, 4, env.dim))
+    F = pol._phi_arms(Arms(X, shared=False))
+    np.testing.assert_allclose(F, np.stack([pol.phi(x) for x in X]), atol=1e-14)
+    Fs = pol._phi_arms(Arms(X[0], shared=True))
+    assert Fs.shape == (6, 4, pol.D)
+    np.testing.assert_allclose(Fs[3], pol.phi(X[0]), atol=1e-14)
+    with pytest.raises(ValueError, match="synchronous"):
+        pol._phi_arms(Arms(X[:5], shared=False))
