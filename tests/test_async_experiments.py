@@ -75,6 +75,8 @@ def test_full_mode_budget_parameters():
     assert ex.method_runs(full, "f1", "Approx-DisKernelUCB") == 3
     assert ex.method_runs(full, "magic", "Approx-DisKernelUCB") == 10  # fixed arms: cheap, all runs
     assert ex.method_runs(full, "f1", "Async-KernelUCB") == 10
+    assert ex.method_runs(full, "yelp", "OneKernelUCB") == 5
+    assert ex.method_runs(full, "mushroom", "OneKernelUCB") == 10
     assert ex.method_runs(ex.async_params("full", heavy_runs={}, device="cpu"), "yelp", "Approx-DisKernelUCB") == 10
     assert ex.method_runs(ex.async_params("full", heavy_runs={"Approx-DisKernelUCB": 50}, device="cpu"),
                           "f2", "Approx-DisKernelUCB") == 10  # never more than n_runs

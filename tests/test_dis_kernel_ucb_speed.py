@@ -1,5 +1,6 @@
 """Approx-DisKernelUCB's fast paths give the runs of the direct computation (round-off only)."""
 import numpy as np
+import pytest
 
 from bandits.algorithms import dis_kernel_ucb as dk
 from bandits.runner import run_cell
@@ -9,20 +10,87 @@ CFG = {"loop": "regret", "env": {"name": "f1", "kind": "contextual", "K": 8, "no
        "params": {"kernel": {"name": "rbf", "gamma": 1.0}, "lam": 1.0, "beta": 1.0, "D": 0.5, "qbar": 1.0}}
 
 
-def _direct_last_s2(self, n, H):
-    """The pre-cache computation: re-embed the agent's whole history under the old dictionary."""
-    Z = self.dic.features(H)
-    return self._s2_ctx(Z, self.kernel.diag(H), self.Ainv_g)
+def _direct_history_s2(self):
+    """The pre-cache computation: re-embed every history point under the old dictionary."""
+    nh = self._nh
+    if self.finite:
+        return self.s2_last[self._hI[:nh]]
+    X = self._hX[:nh]
+    return self._s2_ctx(self.dic.features(X), self.kernel.diag(X), self.Ainv_g)
 
 
-def test_cached_history_features_match_direct_embedding(monkeypatch):
-    for trigger in ("var_sum", "dislinucb_logdet"):
-        cfg = dict(CFG, params=dict(CFG["params"], trigger=trigger))
-        fast = run_cell(cfg, 3, 0)
-        with monkeypatch.context() as m:
-            m.setattr(dk.ApproxDisKernelUCB, "_last_s2", _direct_last_s2)
-            slow = run_cell(cfg, 3, 0)
-        np.testing.assert_allclose(fast["arrays"]["regret"], slow["arrays"]["regret"], rtol=0, atol=1e-12)
-        for k in ("comm_up", "comm_down"):
-            np.testing.assert_array_equal(fast["arrays"][k], slow["arrays"][k])
-        assert fast["meta"]["info"]["n_syncs"] == slow["meta"]["info"]["n_syncs"] > 1
+_scores = dk.ApproxDisKernelUCB._scores
+
+
+def _scores_without_reuse(self, n, arms, k):
+    """Score, then forget the arms' features, so ``update`` embeds the chosen arm again."""
+    s = _scores(self, n, arms, k)
+    self._Zsel.pop(k, None)
+    return s
+
+
+def _out_of_place_downdate(self, n, u, den):
+    """Sherman–Morrison as a new matrix every step (never writes into a shared one)."""
+    self.Ainv[n] = self.Ainv[n] - np.outer(u, u) / den
+
+
+def _check_same(fast, slow, atol):
+    np.testing.assert_allclose(fast["arrays"]["regret"], slow["arrays"]["regret"], rtol=0, atol=atol)
+    for k in ("comm_up", "comm_down"):
+        np.testing.assert_array_equal(fast["arrays"][k], slow["arrays"][k])
+    assert fast["meta"]["info"]["n_syncs"] == slow["meta"]["info"]["n_syncs"] > 1
+    assert fast["meta"]["info"]["dict_sizes"] == slow["meta"]["info"]["dict_sizes"]
+
+
+@pytest.mark.parametrize("trigger", ["var_sum", "dislinucb_logdet"])
+@pytest.mark.parametrize("direct", [
+    ("_history_s2", _direct_history_s2),  # cached history features vs embedding the history again
+    ("_scores", _scores_without_reuse),  # the chosen arm's features reused from its scoring
+    ("_rank1_downdate", _out_of_place_downdate),  # in-place dger on an owned copy vs a new matrix
+], ids=["history-features", "arm-features", "rank1-in-place"])
+def test_fast_path_matches_direct_computation(monkeypatch, trigger, direct):
+    cfg = dict(CFG, params=dict(CFG["params"], trigger=trigger))
+    fast = run_cell(cfg, 3, 0)
+    with monkeypatch.context() as m:
+        m.setattr(dk.ApproxDisKernelUCB, *direct)
+        slow = run_cell(cfg, 3, 0)
+    _check_same(fast, slow, 1e-12)
+
+
+def test_finite_domain_path_uses_the_shared_buffers():
+    """DUETS' setting (a fixed candidate set): several syncs, the history kept by candidate id."""
+    cfg = {"loop": "regret", "env": {"name": "h1"}, "env_seed": 0, "algorithm": "ApproxDisKernelUCB", "N": 5,
+           "T": 60, "params": {"kernel": {"name": "rbf", "gamma": 0.5}, "lam": 0.2, "beta": 1.0, "D": 2.0, "qbar": 4.0}}
+    a, b = run_cell(cfg, 1, 0), run_cell(cfg, 1, 0)
+    _check_same(a, b, 0.0)
+
+
+def test_broadcast_model_is_not_written_by_an_agent_update():
+    """After a sync every agent shares the broadcast A⁻¹; an agent's own update must copy it first."""
+    from bandits.comm import CommLedger
+
+    pol = dk.ApproxDisKernelUCB(3, 50, 2, np.random.SeedSequence(0), CommLedger(3, 50), {"name": "rbf", "gamma": 1.0},
+                                lam=1.0, D=1e-9, qbar=1.0)
+    rng = np.random.default_rng(0)
+
+    class Arms:
+        ids, shared = None, False
+
+        def __init__(self, X):
+            self.X = X
+
+        def for_agent(self, k):
+            return self.X[k]
+
+    for t in range(6):
+        arms = Arms(rng.random((1, 4, 2)))
+        c = pol.select(t, [t % 3], arms)
+        pol.update(t, [t % 3], arms, c, [float(rng.random())])
+    assert pol.m > 0 and pol.n_syncs > 1
+    G = pol.Ainv_g.copy()
+    arms = Arms(rng.random((1, 4, 2)))
+    pol.D = 1e9  # no sync this step
+    c = pol.select(6, [0], arms)
+    pol.update(6, [0], arms, c, [0.5])
+    np.testing.assert_array_equal(pol.Ainv_g, G)
+    assert pol.Ainv[1] is pol.Ainv_g and pol.Ainv[0] is not pol.Ainv_g
