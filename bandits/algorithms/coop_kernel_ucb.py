@@ -878,18 +878,26 @@ class NetworkKernelUCB(Policy):
                     small[g] = False
         return small
 
-    def _scores_primal(self, Lc, w, logdet, Lrows, Xs):
-        """UCB scores of one model for several agents: agent ``j`` scores its arms ``Xs[j]`` (K_j, d)
-        at its feature row ``Lrows[j]`` (r,) — ``ψ = Lrows[j] ⊗ φ(x)``. One triangular solve for all
-        of them (a shared model's members, or the peripherals that copy one centre's snapshot)."""
-        sizes = [len(X) for X in Xs]
-        Phi = self.phi(np.concatenate(Xs))  # (ΣK_j, D)
-        rows = np.repeat(np.asarray(Lrows, dtype=float).reshape(len(Xs), -1), sizes, axis=0)  # (ΣK_j, r)
-        psi = (rows[:, :, None] * Phi[:, None, :]).reshape(len(Phi), -1)
-        z = _lower_solve(Lc, psi.T)
-        mu = z.T @ w
-        var = self.lam * np.einsum("ij,ij->j", z, z)  # GP-scale σ²
-        return np.split(self._ucb(mu, var, logdet), np.cumsum(sizes)[:-1])
+    def _primal_mu_var(self, Lcs, ws, sizes, Lrows, Phi):
+        """μ and GP-scale σ² of the primal models' members, the one place the primal scores are computed.
+
+        Model ``i`` (factor ``Lcs[i]`` of ``λI + Σ ψψᵀ`` with p = r·D, weights ``ws[i]`` = Lc⁻¹Σψy)
+        scores its ``sizes[i]`` consecutive members: member ``j`` at its feature row ``Lrows[j]`` (r,)
+        of the K̂_z factor on its arms' features ``Phi[j]`` (K, D)::
+
+            ψ = L_j ⊗ φ(x),   z = Lc⁻¹ ψ,   μ = zᵀw,   σ² = λ ‖z‖²
+
+        One triangular solve per model over all its members' arms; returns ``(μ, σ²)``, each (n, K)."""
+        n, Kn, D = Phi.shape
+        pdim = Lrows.shape[1] * D
+        psi = np.einsum("va,vkj->vkaj", Lrows, Phi).reshape(n, Kn, pdim)
+        Z = np.empty((n, Kn, pdim))
+        at = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        for i in range(len(sizes)):
+            blk = psi[at[i]:at[i + 1]].reshape(-1, pdim)
+            Z[at[i]:at[i + 1]] = _lower_solve(Lcs[i], blk.T).T.reshape(-1, Kn, pdim)  # rows Lc⁻¹ψ
+        wv = np.repeat(np.asarray(ws).reshape(len(sizes), pdim), sizes, axis=0)  # (n, p)
+        return np.einsum("vkj,vj->vk", Z, wv), self.lam * np.einsum("vkj,vkj->vk", Z, Z)
 
     def _phi_arms(self, arms) -> np.ndarray:
         """(V, K, D) features of every agent's decision set (computed once when the set is shared)."""
@@ -988,22 +996,12 @@ class NetworkKernelUCB(Policy):
             mu, var, ldv = np.zeros((V, Kn)), np.zeros((V, Kn)), np.zeros((V, 1))
             done = np.zeros(V, dtype=bool)
             for ag, Lc, w, ld in chain(self._primal(t, reb), self._update(t, upd)):
-                # the chunk's models share one rank r (p = r·D): their members' ψ = L_v ⊗ φ(x) at once,
-                # then one triangular solve per model over all its members' arms
+                # the chunk's models share one rank r (p = r·D): their members at once
                 mems = [self.members[int(c)] for c in ag]
                 sizes = np.array([len(m) for m in mems])
                 vs = np.concatenate(mems)
                 rv = int(self.r[ag[0]])  # members share their representative's factor and rank
-                pdim = rv * self.D
-                psi = np.einsum("va,vkj->vkaj", self.L[vs, vs, :rv], Phi[vs]).reshape(len(vs), Kn, pdim)
-                Z = np.empty((len(vs), Kn, pdim))
-                at = np.concatenate([[0], np.cumsum(sizes)])
-                for i in range(len(ag)):
-                    blk = psi[at[i]:at[i + 1]].reshape(-1, pdim)
-                    Z[at[i]:at[i + 1]] = _lower_solve(Lc[i], blk.T).T.reshape(-1, Kn, pdim)  # rows Lc⁻¹ψ
-                wv = np.repeat(np.asarray(w).reshape(len(ag), pdim), sizes, axis=0)  # (n_v, p)
-                mu[vs] = np.einsum("vkj,vj->vk", Z, wv)
-                var[vs] = self.lam * np.einsum("vkj,vkj->vk", Z, Z)  # GP-scale σ²
+                mu[vs], var[vs] = self._primal_mu_var(Lc, w, sizes, self.L[vs, vs, :rv], Phi[vs])
                 ldv[vs, 0], done[vs] = np.repeat(np.asarray(ld), sizes), True
                 for i, c in enumerate(ag):
                     for v in mems[i]:
@@ -1023,7 +1021,7 @@ class NetworkKernelUCB(Policy):
         if self.dist_mode:
             self.snapshots[t] = snap
             self.snapshots.pop(t - self.tau_max - 1, None)
-            self._dist_scores(t, arms, out)
+            self._dist_scores(t, arms, out, Phi if self.path == "primal" else None)
         return out
 
     def _W_dual(self, t: int) -> np.ndarray:
@@ -1048,8 +1046,9 @@ class NetworkKernelUCB(Policy):
             Wd[v][np.ix_(ii, ii)] = Wv
         return Wd
 
-    def _dist_scores(self, t, arms, out):
-        """Peripherals imitate their centre's model of round t − Δ (copy_policy)."""
+    def _dist_scores(self, t, arms, out, Phi=None):
+        """Peripherals imitate their centre's model of round t − Δ (copy_policy); ``Phi``: the
+        (V, K, D) arm features when :meth:`scores` computed them."""
         if self.peripheral_mode != "copy_policy":
             return
         batch: dict[tuple[int, int], list] = {}  # (snapshot round, centre) -> peripherals (primal form)
@@ -1067,9 +1066,12 @@ class NetworkKernelUCB(Policy):
                 if W[p, p] == 0:
                     continue
                 out[p] = self._scores_dual(model, W, p, arms.for_agent(p))
+        if batch and Phi is None:
+            Phi = self._phi_arms(arms)
         for (s, c), ps in batch.items():
             Lc, w, ld, Lrows = self.snapshots[s][c]
-            for p, s_p in zip(ps, self._scores_primal(Lc, w, ld, Lrows[ps], [arms.for_agent(p) for p in ps])):
+            mu, var = self._primal_mu_var([Lc], [w], [len(ps)], Lrows[ps], Phi[ps])
+            for p, s_p in zip(ps, self._ucb(mu, var, ld)):
                 out[p] = s_p
 
     def select(self, t, agents, arms):
