@@ -71,7 +71,8 @@ params
 # %%
 res = ex.run_fn(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())
 print(f"{res.n_computed} runs computed, {res.n_cached} loaded from the cache")
-res.curves.to_csv(out_dir / "results.csv", index=False)   # R̄(t) (and rounds) per curve, run, t
+ex.csv_curves(res.curves, params).to_csv(out_dir / "results.csv", index=False,  # R̄(t) (and rounds) per
+                                          float_format=ex.CSV_FLOAT_FORMAT)  # curve, run, csv_stride-th t
 res.runs.to_csv(out_dir / "runs.csv", index=False)        # one row per curve and run
 res.runs.groupby(["figure", "env", "label"])[["R_T", "rounds", "wall_time"]].mean().round(1)
 

@@ -89,7 +89,7 @@ from ..runner import run_key, sweep
 from .common import Claim, ParameterError, check_int, check_subset, fmt, mode_params
 
 __all__ = ["FIGURES", "OFFICIAL_FIGURES", "FIG4_ENVS", "ALPHA_FULL_T", "not_run", "RELEASED", "RELEASED_T1000", "fn_params", "validate_fn", "curves", "fn_tasks",
-           "run_fn", "FNResults", "failed_runs", "fn_claims", "released_table", "plot_panels", "plot_fig6", "PANELS"]
+           "run_fn", "csv_curves", "CSV_FLOAT_FORMAT", "FNResults", "failed_runs", "fn_claims", "released_table", "plot_panels", "plot_fig6", "PANELS"]
 
 FIGURES = ("1a", "1b", "1c", "1d", "2a", "2b", "2c", "2d", "3", "4", "5", "6")
 
@@ -114,12 +114,12 @@ ALPHA_FULL_T = 703
 _FULL = dict(T=5000, n_runs=3, Ns=[1, 2, 5, 10], Ns_real=[1, 2, 5], D_cosine=[5.0, 4.0, 2.5],
              D_shuttle=[0.05, 0.03, 0.01], m=20, m_diag=50, nu_grid=[1.0, 0.1, 0.01], Ns_fig3=[2, 5],
              stop_train_after=2000, figures=list(FIGURES), official=True, official_figures=list(OFFICIAL_FIGURES),
-             fig4_envs=list(FIG4_ENVS), device="cpu", stride=10)
+             fig4_envs=list(FIG4_ENVS), device="cpu", stride=10, csv_stride=100)
 #: Quick mode (module docstring): 3 runs (the least :mod:`bandits.claims` gives an interval for), T = 500,
 #: the synthetic figures, shuttle with the diagonal approximation at m = 20, official_shared beside Fig. 1a.
 _QUICK = dict(_FULL, T=500, n_runs=3, Ns=[1, 2, 5], D_cosine=[5.0, 2.5], D_shuttle=[0.05, 0.01], m_diag=20,
               nu_grid=[0.1], Ns_fig3=[2], figures=["1a", "1b", "1c", "1d", "2c", "3", "4", "6"],
-              official_figures=["1a"], fig4_envs=["cosine", "square"], stride=5)
+              official_figures=["1a"], fig4_envs=["cosine", "square"], stride=5, csv_stride=5)
 
 SYNTH = {"lam": 0.1, "nu_a": 0.1, "nu_b": 0.1}
 REAL = {"lam": 10.0, "nu_a": 0.1, "nu_b": 0.01}
@@ -133,8 +133,11 @@ def fn_params(mode: str = "quick", **overrides) -> dict:
 
 
 def validate_fn(p: dict) -> None:
-    for k in ("T", "n_runs", "m", "m_diag", "stride"):
+    for k in ("T", "n_runs", "m", "m_diag", "stride", "csv_stride"):
         check_int(k, p[k], 1)
+    if p["csv_stride"] % p["stride"]:
+        raise ParameterError(f"parameter 'csv_stride' must be a multiple of 'stride' ({p['stride']}): the curves are "
+                             f"kept every {p['stride']} rounds, got {p['csv_stride']}")
     check_int("stop_train_after", p["stop_train_after"], 0)
     check_subset("figures", p["figures"], FIGURES)
     check_subset("official_figures", p["official_figures"], OFFICIAL_FIGURES)
@@ -271,6 +274,20 @@ class FNResults:
     runs: "object"  # DataFrame: one row per (curve, rep): R_T (= R̄(T)), rounds, wall_time
     n_cached: int = 0
     n_computed: int = 0
+
+
+#: ``results.csv``'s number format: six significant digits of R̄(t) (the figures use the full values).
+CSV_FLOAT_FORMAT = "%.6g"
+
+
+def csv_curves(curves, p: dict):
+    """The rows of ``curves`` that ``results.csv`` keeps: every ``csv_stride``-th round and the last.
+
+    The figures and claims use every ``stride``-th round (500 points per curve at T = 5000); the file
+    keeps fewer (50 per curve in full mode, with :data:`CSV_FLOAT_FORMAT`), so the 358 runs of the full
+    reproduction fit in about 1 MB instead of 12."""
+    t = curves["t"].to_numpy()
+    return curves[(t % int(p["csv_stride"]) == 0) | (t == int(p["T"]))]
 
 
 def run_fn(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache_dir: str | None = None,
