@@ -153,3 +153,15 @@ def test_a_diverged_run_is_reported_and_left_out_of_curves_and_claims(monkeypatc
     fig = ex.plot_panels(res, ["1c"])
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert any("1 of 3 runs diverged" in t for t in legend)
+
+
+def test_results_csv_keeps_every_csv_stride_th_round_and_the_last():
+    p = ex.fn_params("full", T=1050)
+    assert p["stride"] == 10 and p["csv_stride"] == 100
+    t = np.arange(10, 1051, 10)  # the rounds the curves keep (stride 10) up to T
+    curves = pd.DataFrame({"t": t, "regret": t * 0.5})
+    kept = ex.csv_curves(curves, p)["t"].tolist()
+    assert kept[:3] == [100, 200, 300] and kept[-2:] == [1000, 1050] and len(kept) == 12
+    assert ex.csv_curves(curves, ex.fn_params("quick"))["t"].tolist() == curves["t"].tolist()  # quick: every point
+    with pytest.raises(ParameterError, match="csv_stride"):
+        ex.fn_params("full", csv_stride=15)
