@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 from bandits.runner import resolve_scheduler
 from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance)
+                                        claims_table, write_claims, write_provenance, write_results_csv)
 from bandits.experiments import async_kernelucb as ex
 from bandits.plotting import save_figure
 
@@ -93,7 +93,7 @@ pd.DataFrame([m.__dict__ for m in ledger.messages[:9]])
 
 # %%
 res = ex.run_fig2(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())
-res.curves.to_csv(out_dir / "results.csv", index=False)
+write_results_csv(res.curves, out_dir / "results.csv")  # every stored point (100 per curve), 6 digits
 res.runs.to_csv(out_dir / "runs.csv", index=False)
 if res.tuning is not None:
     res.tuning.to_csv(out_dir / "tuning_grid.csv", index=False)

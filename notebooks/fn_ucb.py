@@ -58,7 +58,7 @@ official = None         # None: run the official_shared curves beside the paper'
 
 # %%
 from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance)
+                                        claims_table, write_claims, write_provenance, write_results_csv)
 from bandits.experiments import fn_ucb as ex
 
 validate_common(mode, seed, n_jobs, backend, out)
@@ -71,8 +71,7 @@ params
 # %%
 res = ex.run_fn(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())
 print(f"{res.n_computed} runs computed, {res.n_cached} loaded from the cache")
-ex.csv_curves(res.curves, params).to_csv(out_dir / "results.csv", index=False,  # R̄(t) (and rounds) per
-                                          float_format=ex.CSV_FLOAT_FORMAT)  # curve, run, csv_stride-th t
+write_results_csv(res.curves, out_dir / "results.csv", params["csv_stride"])  # R̄(t) per curve, run, csv_stride-th t
 res.runs.to_csv(out_dir / "runs.csv", index=False)        # one row per curve and run
 res.runs.groupby(["figure", "env", "label"])[["R_T", "rounds", "wall_time"]].mean().round(1)
 

@@ -18,6 +18,9 @@ def test_params_and_validation():
     with pytest.raises(ParameterError, match="sigma_z_variant"):
         E.fig1_params("quick", sigma_z_variant=-1.0)
     assert f["sigma_z_linear"] == f["sigma_z_rbf"] == 1.0  # the paper: "we set σ = 1"
+    assert f["csv_stride"] == 25 and q["csv_stride"] == 1  # results.csv: 40 of 1000 rounds in full mode
+    with pytest.raises(ParameterError, match="csv_stride"):
+        E.fig1_params("full", csv_stride=0)
 
 
 def test_tasks_cover_rows_graphs_methods_runs():

@@ -155,13 +155,24 @@ def test_a_diverged_run_is_reported_and_left_out_of_curves_and_claims(monkeypatc
     assert any("1 of 3 runs diverged" in t for t in legend)
 
 
-def test_results_csv_keeps_every_csv_stride_th_round_and_the_last():
+def test_results_csv_keeps_every_csv_stride_th_round_and_the_last(tmp_path):
+    from bandits.experiments.common import results_rows, write_results_csv
+
     p = ex.fn_params("full", T=1050)
     assert p["stride"] == 10 and p["csv_stride"] == 100
     t = np.arange(10, 1051, 10)  # the rounds the curves keep (stride 10) up to T
     curves = pd.DataFrame({"t": t, "regret": t * 0.5})
-    kept = ex.csv_curves(curves, p)["t"].tolist()
+    kept = results_rows(curves, p["csv_stride"])["t"].tolist()
     assert kept[:3] == [100, 200, 300] and kept[-2:] == [1000, 1050] and len(kept) == 11
-    assert ex.csv_curves(curves, ex.fn_params("quick"))["t"].tolist() == curves["t"].tolist()  # quick: every point
+    assert results_rows(curves, 1) is curves
+    quick = ex.fn_params("quick")
+    assert quick["csv_stride"] == quick["stride"]  # quick mode: every stored point
     with pytest.raises(ParameterError, match="csv_stride"):
         ex.fn_params("full", csv_stride=15)
+    # each curve's own last round (curves of different lengths), six significant digits
+    two = pd.DataFrame({"row": ["a"] * 5 + ["b"] * 3, "t": [1, 2, 3, 4, 5, 1, 2, 3],
+                        "regret": [1 / 3, 2 / 3, 1.0, 4 / 3, 5 / 3, 0.1, 0.2, 0.3]})
+    path = write_results_csv(two, tmp_path / "results.csv", 2, keys=["row"])
+    back = pd.read_csv(path)
+    assert list(zip(back.row, back.t)) == [("a", 2), ("a", 4), ("a", 5), ("b", 2), ("b", 3)]
+    assert path.read_text().splitlines()[1] == "a,2,0.666667"

@@ -20,7 +20,7 @@ from ..runner import BACKENDS, provenance
 __all__ = ["MODES", "ParameterError", "mode_params", "validate_common", "check_choice", "check_int",
            "check_number", "Claim", "claims_table", "write_claims", "write_provenance", "verdict_counts",
            "summary_line",
-           "fmt", "loglog_slope", "default_cache_dir"]
+           "fmt", "loglog_slope", "default_cache_dir", "CSV_FLOAT_FORMAT", "results_rows", "write_results_csv"]
 
 MODES = ("quick", "full")
 
@@ -226,6 +226,33 @@ def write_claims(claims: list[Claim], out: str | os.PathLike, extra: dict | None
     p = out / "claims.json"
     p.write_text(json.dumps(payload, indent=2))
     return p
+
+
+#: Number format of the ``results.csv`` files (:func:`write_results_csv`): six significant digits.
+CSV_FLOAT_FORMAT = "%.6g"
+
+
+def results_rows(curves, every: int = 1, keys=None):
+    """The rows of a tidy curves table (a column ``t``) that ``results.csv`` keeps: ``t`` a multiple of
+    ``every``, and each curve's last ``t`` (the largest ``t`` among rows with equal ``keys`` columns;
+    ``keys=None``: the table's largest ``t``). ``every = 1`` keeps every row."""
+    t = curves["t"].to_numpy()
+    if int(every) <= 1:
+        return curves
+    last = curves.groupby(list(keys))["t"].transform("max").to_numpy() if keys else t.max()
+    return curves[(t % int(every) == 0) | (t == last)]
+
+
+def write_results_csv(curves, path: str | os.PathLike, every: int = 1, keys=None) -> Path:
+    """Write ``results.csv``: :func:`results_rows` of ``curves`` with :data:`CSV_FLOAT_FORMAT`.
+
+    The figures and claims are computed from the full in-memory curves; the file keeps the rows the
+    notebook's ``csv_stride`` names (one in ``every`` rounds and each curve's last round), so a
+    full-mode table stays under the project's 2 MB limit for a tracked file. Final values are in
+    ``runs.csv`` at full precision."""
+    path = Path(path)
+    results_rows(curves, every, keys).to_csv(path, index=False, float_format=CSV_FLOAT_FORMAT)
+    return path
 
 
 def write_provenance(parameters: dict, seed: int, out: str | os.PathLike, extra: dict | None = None) -> Path:

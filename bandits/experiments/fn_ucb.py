@@ -89,7 +89,7 @@ from ..runner import run_key, sweep
 from .common import Claim, ParameterError, check_int, check_subset, fmt, mode_params
 
 __all__ = ["FIGURES", "OFFICIAL_FIGURES", "FIG4_ENVS", "ALPHA_FULL_T", "not_run", "RELEASED", "RELEASED_T1000", "fn_params", "validate_fn", "curves", "fn_tasks",
-           "run_fn", "csv_curves", "CSV_FLOAT_FORMAT", "FNResults", "failed_runs", "fn_claims", "released_table", "plot_panels", "plot_fig6", "PANELS"]
+           "run_fn", "FNResults", "failed_runs", "fn_claims", "released_table", "plot_panels", "plot_fig6", "PANELS"]
 
 FIGURES = ("1a", "1b", "1c", "1d", "2a", "2b", "2c", "2d", "3", "4", "5", "6")
 
@@ -274,20 +274,6 @@ class FNResults:
     runs: "object"  # DataFrame: one row per (curve, rep): R_T (= R̄(T)), rounds, wall_time
     n_cached: int = 0
     n_computed: int = 0
-
-
-#: ``results.csv``'s number format: six significant digits of R̄(t) (the figures use the full values).
-CSV_FLOAT_FORMAT = "%.6g"
-
-
-def csv_curves(curves, p: dict):
-    """The rows of ``curves`` that ``results.csv`` keeps: every ``csv_stride``-th round and the last.
-
-    The figures and claims use every ``stride``-th round (500 points per curve at T = 5000); the file
-    keeps fewer (50 per curve in full mode, with :data:`CSV_FLOAT_FORMAT`), so the 358 runs of the full
-    reproduction fit in about 1 MB instead of 12."""
-    t = curves["t"].to_numpy()
-    return curves[(t % int(p["csv_stride"]) == 0) | (t == int(p["T"]))]
 
 
 def run_fn(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache_dir: str | None = None,
