@@ -55,10 +55,10 @@ Choices where the paper is silent (spec ``coop-kernelucb.md`` §2.9, §4, §9.2;
   and the cost model no longer picks per-model factor updates that lose to a batched rebuild: 43 s
   (ER) and ≈ 67 s (as-733) of CPU per trial of the nine methods at T = 100, ≈ 6 CPU-hours for the
   row at T = 1000, ≈ 3 h on 2 cores (extrapolated; the per-round cost is flat in t). The linear row
-  uncapped: ≈ 1.4 h on 2 cores extrapolated from ER (full T = 1000 runs measured: Eager 123 s, Dist
-  50 s, the others 10–18 s), but ≈ 2.6–3 h by the full run of 2026-11-27 (294 of its 320 runs in
-  2 h 04 min; Eager on as-733 ≈ 250 s of wall time per run with the cores shared). The 2.7 h figure
-  above predates those speed-ups.
+  uncapped, measured by the full run of 2026-11-27 (commit a113f81, 2 workers): its 320 runs' wall
+  times sum to 17 162 s, ≈ 2.4 h on 2 cores; Eager-KernelUCB 121–260 s per run depending on the
+  network (0.6–1.3 ms per agent-round), Dist 57–88 s, the independent baselines 10–14 s. The 2.7 h
+  per run in the bullet above predates those speed-ups.
 """
 from __future__ import annotations
 
