@@ -12,7 +12,8 @@ A run is a pure function of ``(config, seed, rep)``:
 
 :func:`sweep` maps runs over a joblib backend (``serial``, ``loky``, ``threading``) or a dask.distributed
 cluster (``dask``), with a tqdm bar and an on-disk cache keyed by ``sha256(config, seed, rep, package
-version, source fingerprint)`` (a code change invalidates cached runs). Results come back to the
+version, code fingerprint)`` (a code change invalidates cached runs; a docstring, a comment or a
+figure does not: :func:`code_fingerprint`). Results come back to the
 calling process, which alone writes the cache, atomically, one file per run as each run finishes:
 a remote worker needs no access to the cache folder, an interrupted sweep loses no finished run,
 and a re-run recomputes only what is missing. A cache file that cannot be read (truncated,
@@ -49,7 +50,7 @@ from . import __version__
 
 __all__ = ["run_cell", "run_pure_exploration_on", "run_key", "arithmetic_path", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
            "run_seeds", "validate_backend", "resolve_scheduler", "check_workers", "worker_identity",
-           "WorkerMismatchError", "code_fingerprint"]
+           "WorkerMismatchError", "code_fingerprint", "NOT_IN_RUNS"]
 
 BACKENDS = ("serial", "loky", "threading", "dask")
 
@@ -81,18 +82,50 @@ def _json_default(o):
 _FINGERPRINT: str | None = None
 
 
+#: Modules that never run inside a cell (figures, the claims' statistics, reports, benchmarks): editing
+#: them does not invalidate cached runs.
+NOT_IN_RUNS = ("bench.py", "claims.py", "plotting.py", "report.py")
+
+
+def _code_text(source: str) -> str:
+    """What of a module can change a run: its syntax tree without docstrings (comments, blank lines
+    and layout are not in the tree), as ``ast.dump`` prints it."""
+    import ast
+
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False)
+
+
 def code_fingerprint() -> str:
-    """sha256 of the package's source files: a code change invalidates cached runs, even
-    within one version number (the cache must never return what the current code would not)."""
+    """sha256 of the package's code: a code change invalidates cached runs, even within one version
+    number (the cache must never return what the current code would not).
+
+    Each module enters as its syntax tree without docstrings (:func:`_code_text`), so editing a
+    docstring, a comment or the layout keeps the cache; the modules of :data:`NOT_IN_RUNS` do not
+    enter. (Until 2026-11-27 the raw bytes of every file were hashed: any edit, a docstring
+    included, invalidated every cached run, and a run spanning sessions had to be pinned to one
+    commit.)"""
     global _FINGERPRINT
     if _FINGERPRINT is None:
-        h = hashlib.sha256()
-        root = Path(__file__).resolve().parent
-        for p in sorted(root.rglob("*.py")):
-            h.update(str(p.relative_to(root)).encode())
-            h.update(p.read_bytes())
-        _FINGERPRINT = h.hexdigest()[:16]
+        _FINGERPRINT = _fingerprint_tree(Path(__file__).resolve().parent)
     return _FINGERPRINT
+
+
+def _fingerprint_tree(root: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(Path(root).rglob("*.py")):
+        rel = p.relative_to(root).as_posix()
+        if rel in NOT_IN_RUNS:
+            continue
+        h.update(rel.encode())
+        h.update(_code_text(p.read_text(encoding="utf-8")).encode())
+    return h.hexdigest()[:16]
 
 
 _ARITH: str | None = None

@@ -206,3 +206,28 @@ def test_the_cache_key_depends_on_the_arithmetic_path(monkeypatch):
     k = run_key(CFG, 0, 0)
     monkeypatch.setattr(runner, "_ARITH", path + "+other")
     assert run_key(CFG, 0, 0) != k
+
+
+def test_code_fingerprint_ignores_docstrings_comments_and_figure_code(tmp_path):
+    """A docstring, a comment, the layout or a figure edit keeps cached runs; a code edit does not."""
+    import shutil
+    from pathlib import Path
+
+    import bandits
+    from bandits import runner
+
+    root = tmp_path / "bandits"
+    shutil.copytree(Path(bandits.__file__).parent, root, ignore=shutil.ignore_patterns("__pycache__"))
+    base = runner._fingerprint_tree(root)
+    assert base == runner.code_fingerprint()
+    mod = root / "kernels.py"
+    src = mod.read_text()
+    mod.write_text(src.replace('"""', '"""An edited docstring. ', 1) + "\n# a new comment\n\n")
+    assert runner._fingerprint_tree(root) == base
+    (root / "plotting.py").write_text((root / "plotting.py").read_text() + "\nX_FIGURE_ONLY = 1\n")
+    assert runner._fingerprint_tree(root) == base
+    mod.write_text(src + "\nX_CODE = 1\n")
+    assert runner._fingerprint_tree(root) != base
+    mod.write_text(src)
+    (root / "sim.py").write_text((root / "sim.py").read_text().replace("def ", "def  ", 1))  # layout only
+    assert runner._fingerprint_tree(root) == base
