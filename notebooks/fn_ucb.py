@@ -55,6 +55,7 @@ figures = None          # None: every group ["1a", "1b", "1c", "1d", "2a", "2b",
 n_runs = None           # None: the mode's value
 T = None                # None: the mode's value
 official = None         # None: run the official_shared curves beside the paper's (True)
+device = "cpu"          # torch device of the networks: "cpu" (the tested default; the committed figures), "cuda", or "auto" (CUDA when torch sees a GPU)
 
 # %%
 from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
@@ -62,7 +63,7 @@ from bandits.experiments.common import (validate_common, resolve_out, default_ca
 from bandits.experiments import fn_ucb as ex
 
 validate_common(mode, seed, n_jobs, backend, out)
-params = ex.fn_params(mode, figures=figures, n_runs=n_runs, T=T, official=official)
+params = ex.fn_params(mode, figures=figures, n_runs=n_runs, T=T, official=official, device=device)
 out_dir = resolve_out(out)
 out_dir.mkdir(parents=True, exist_ok=True)
 print("figure groups not run in this mode:", ex.not_run(params) or "none")

@@ -50,6 +50,7 @@ backend = "loky"        # "serial" | "loky" | "threading" | "dask"
 scheduler = None        # a running dask scheduler ("tcp://host:8786") for backend="dask"; None: $DASK_SCHEDULER_ADDRESS, else a local cluster
 out = "results/quick/fn_ucb_theory"  # output folder (relative paths are from the repository root)
 cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
+device = "cpu"          # torch device of the networks: "cpu" (the tested default), "cuda", or "auto" (CUDA when torch sees a GPU)
 
 # %%
 from bandits.runner import resolve_scheduler
@@ -60,7 +61,7 @@ from bandits.plotting import save_figure
 
 validate_common(mode, seed, n_jobs, backend, out)
 resolve_scheduler(scheduler, backend)
-params = th.theory_params(mode)
+params = th.theory_params(mode, device=device)
 out_dir = resolve_out(out)
 out_dir.mkdir(parents=True, exist_ok=True)
 res = th.run_theory(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())

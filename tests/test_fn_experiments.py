@@ -176,3 +176,15 @@ def test_results_csv_keeps_every_csv_stride_th_round_and_the_last(tmp_path):
     back = pd.read_csv(path)
     assert list(zip(back.row, back.t)) == [("a", 2), ("a", 4), ("a", 5), ("b", 2), ("b", 3)]
     assert path.read_text().splitlines()[1] == "a,2,0.666667"
+
+
+@pytest.mark.parametrize("make", [ex.fn_params, th.theory_params])
+def test_device_auto_is_resolved_before_the_runs_are_keyed(make):
+    """``device="auto"`` becomes the concrete device in the parameters (and so in every run's cache key):
+    a run computed on a GPU is never loaded as a CPU run, or the reverse."""
+    import torch
+
+    assert make("quick")["device"] == "cpu"
+    assert make("quick", device="auto")["device"] == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(ParameterError, match="device"):
+        make("quick", device="gpu")

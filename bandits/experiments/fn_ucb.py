@@ -152,6 +152,9 @@ def validate_fn(p: dict) -> None:
             raise ParameterError(f"parameter {k!r} must be a non-empty list of numbers > 0, got {p[k]!r}")
     if p["device"] not in ("cpu", "cuda", "auto"):
         raise ParameterError(f"parameter 'device' must be 'cpu', 'cuda' or 'auto', got {p['device']!r}")
+    from ..estimators import resolve_device
+
+    p["device"] = resolve_device(p["device"])  # "auto" resolved here, so the cache key names the real device
 
 
 def _env(name: str, official: bool) -> dict:

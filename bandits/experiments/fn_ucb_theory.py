@@ -203,6 +203,9 @@ def validate_theory(p: dict) -> None:
         raise ParameterError(f"parameter 'c_N' must be a number > 0, got {p['c_N']!r}")
     if p["device"] not in ("cpu", "cuda", "auto"):
         raise ParameterError(f"parameter 'device' must be 'cpu', 'cuda' or 'auto', got {p['device']!r}")
+    from ..estimators import resolve_device
+
+    p["device"] = resolve_device(p["device"])  # "auto" resolved here, so the cache key names the real device
 
 
 ENV = {"kind": "fn_synthetic", "function": "cosine"}
