@@ -55,10 +55,13 @@ Choices where the paper is silent (spec ``coop-kernelucb.md`` §2.9, §4, §9.2;
   and the cost model no longer picks per-model factor updates that lose to a batched rebuild: 43 s
   (ER) and ≈ 67 s (as-733) of CPU per trial of the nine methods at T = 100, ≈ 6 CPU-hours for the
   row at T = 1000, ≈ 3 h on 2 cores (extrapolated; the per-round cost is flat in t). Measured by the
-  full run: ER 66.6 s, ego-Facebook 56.2 s, Twitch 52.6 s of wall time per run (2 workers), so the
-  row ≈ 3.4 h on 2 cores with as-733 at ≈ 100 s per run. The linear row
-  uncapped, measured by the full run of 2026-11-27 (commit a113f81, 2 workers): its 320 runs' wall
-  times sum to 17 162 s, ≈ 2.4 h on 2 cores; Eager-KernelUCB 121–260 s per run depending on the
+  full run of 2026-11-27 (commit a113f81, 2 workers): the row's 360 runs' wall times sum to 23 205 s,
+  ≈ 3.2 h on 2 cores (per run: as-733 78 s, ER 67 s, Twitch 56 s, ego-Facebook 56 s). With the cap
+  the cooperative methods lose to independent KernelUCB on this row; a diagnostic
+  (``tools/coop_rbf_rank_diag.py``, ``figures/coop_kernelucb/NOTE.md``) shows that with the oracle
+  ``K_z`` a cap of 16 instead of 4 reverses that, and with the MMD estimate it barely helps. The linear
+  row uncapped, measured by the same run: its 320 runs' wall times sum to 17 162 s, ≈ 2.4 h on 2 cores
+  (both rows 40 367 s, 5.6 h); Eager-KernelUCB 121–260 s per run depending on the
   network (0.6–1.3 ms per agent-round), Dist 57–88 s, the independent baselines 10–14 s. The 2.7 h
   per run in the bullet above predates those speed-ups.
 """
