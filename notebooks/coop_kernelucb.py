@@ -37,7 +37,8 @@
 #   2 cores (see the README for the measured time).
 # * `mode="full"`: the paper's per-run size V = 200, T = 1000 (T is not stated in the paper), with
 #   `n_runs = 10` of the paper's 100 trials per panel (100 are days on 2 cores; raise `n_runs` on a
-#   cluster with `backend="dask"`). Hours on 2 cores.
+#   cluster with `backend="dask"`). 5.6 h on 2 cores (680 runs, measured 2026-11-27: linear row 2.4 h,
+#   RBF row 3.2 h).
 #
 # The paper leaves T, the noise, the contexts, the reward construction, η and the graph sampler unstated;
 # our choices are listed in `bandits/experiments/coop_kernelucb.py` and `bandits/envs/coop.py`
@@ -113,6 +114,12 @@ t.pivot(index=["row", "method"], columns="graph", values="mean")
 # percentile-bootstrap interval and a three-valued verdict (PASS / FAIL / INCONCLUSIVE). "Perform
 # similarly" is read as R̂_Coop / R̂_Dist within [0.8, 1.25] (our margin). The σ_z and oracle curves
 # are ablations and enter no claim. A FAIL is a measured result, not an error.
+#
+# In full mode the RBF row's cooperative methods end above independent KernelUCB on every panel. Full
+# mode caps the rank of the estimated `K_z` at 4 on that row (`r_limit_rbf`; the paper's exact kernel
+# has no such cap), and `tools/coop_rbf_rank_diag.py` shows on a small network that with the oracle `K_z`
+# a cap of 16 puts Eager below KernelUCB, while with the MMD estimate it barely helps
+# (`figures/coop_kernelucb/NOTE.md`).
 
 # %%
 # NBVAL_CHECK_OUTPUT
