@@ -10,25 +10,26 @@ own prior variance kept exact). Same seeds and environments throughout (common r
 
 Result of 2026-11-27: ``figures/coop_kernelucb/rank_cap_diag.csv`` (see that folder's NOTE.md).
 """
-import sys, json, time
-import numpy as np, pandas as pd
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
 from bandits.experiments import coop_kernelucb as ex
 from bandits.runner import sweep
 
+#: variant -> (rank cap of K̂_z, truncation); KernelUCB does not read K̂_z, so it runs in the first only
+VARIANTS = {"r_limit=4": (4, "raise"), "r_limit=16": (16, "raise"), "r_limit=4 own_residual": (4, "own_residual")}
+METHODS = ("KernelUCB", "Eager-KernelUCB", "Eager-KernelUCB (oracle K_z)", "Coop-KernelUCB")
+
 rows = []
-variants = {"r_limit=4": dict(r_limit_rbf=4), "r_limit=16": dict(r_limit_rbf=16),
-            "r_limit=4 own_residual": dict(r_limit_rbf=4)}
-keep = {"KernelUCB", "Eager-KernelUCB", "Eager-KernelUCB (oracle K_z)", "Coop-KernelUCB"}
-for vname, over in variants.items():
-    p = ex.fig1_params("quick", rows=["rbf"], graphs=["er"], T_rbf=300, n_runs=4, kz_every=10, **over)
+for k, (vname, (r_limit, truncation)) in enumerate(VARIANTS.items()):
+    p = ex.fig1_params("quick", rows=["rbf"], graphs=["er"], T_rbf=300, n_runs=4, kz_every=10, r_limit_rbf=r_limit)
     tasks, labels = ex.fig1_tasks(p)
-    sel = [i for i, l in enumerate(labels) if l["method"] in keep and not (vname != "r_limit=4" and l["method"] == "KernelUCB")]
-    tk = []
-    for i in sel:
-        cfg, rep = tasks[i]
-        if "own_residual" in vname:
-            cfg = dict(cfg, params=dict(cfg["params"], truncation="own_residual"))
-        tk.append((cfg, rep))
+    sel = [i for i, lab in enumerate(labels) if lab["method"] in METHODS and (k == 0 or lab["method"] != "KernelUCB")]
+    extra = {} if truncation == "raise" else {"truncation": truncation}  # "raise": the algorithms' default
+    tk = [(dict(tasks[i][0], params=dict(tasks[i][0]["params"], **extra)), tasks[i][1]) for i in sel]
     t0 = time.time()
     res, _ = sweep(tk, 0, n_jobs=1, backend="serial", cache_dir=None, progress=False, desc=vname)
     for i, r in zip(sel, res):

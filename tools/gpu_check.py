@@ -49,38 +49,39 @@ def _async(device, cache, **over):
 def main(out: Path) -> int:
     import torch
 
-    out.mkdir(parents=True, exist_ok=True)
     if not torch.cuda.is_available():
         print("no CUDA device: nothing to check")
         return 1
+    out.mkdir(parents=True, exist_ok=True)
     report = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__}
     t0 = time.perf_counter()
-    rc = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_cuda.py",
+    tests_rc = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_cuda.py",
                           "tests/test_fn_experiments.py::test_device_auto_is_resolved_before_the_runs_are_keyed"])
-    report["pytest"] = {"rc": rc, "wall_s": round(time.perf_counter() - t0, 1)}
+    report["pytest"] = {"rc": tests_rc, "wall_s": round(time.perf_counter() - t0, 1)}
     with tempfile.TemporaryDirectory() as cache:
         dg, wg, rg = _fn("auto", cache)
-        dc, wc, rc_ = _fn("cpu", cache)
+        dc, wc, rc = _fn("cpu", cache)
         assert dg == "cuda" and dc == "cpu", (dg, dc)
-        d = (rg.R_T - rc_.R_T).abs()
+        d = (rg.R_T - rc.R_T).abs()
         report["fn_ucb_quick_1a"] = {"runs": len(rg), "wall_s": {"cuda": round(wg, 1), "cpu": round(wc, 1)},
                                      "max_abs_diff_R_T": float(d.max()), "identical_runs": int((d < 1e-6).sum()),
-                                     "mean_R_T": {"cuda": float(rg.R_T.mean()), "cpu": float(rc_.R_T.mean())}}
+                                     "mean_R_T": {"cuda": float(rg.R_T.mean()), "cpu": float(rc.R_T.mean())}}
         print("FN-UCB quick 1a:", report["fn_ucb_quick_1a"], flush=True)
         ag, wag, ra = _async("auto", cache)
         ac, wac, rb = _async("cpu", cache)
+        assert ag == "cuda" and ac == "cpu", (ag, ac)
         d = (ra.R_T - rb.R_T).abs()
         report["async_one_kernel_ucb_quick_f1"] = {
             "runs": len(ra), "T": 1000, "N": 20, "wall_s": {"cuda": round(wag, 1), "cpu": round(wac, 1)},
             "max_abs_diff_R_T": float(d.max()), "mean_R_T": {"cuda": float(ra.R_T.mean()), "cpu": float(rb.R_T.mean())}}
         print("OneKernelUCB quick f1:", report["async_one_kernel_ucb_quick_f1"], flush=True)
-        ag, wfull, rf = _async("auto", cache, T=10000, N=100, n_runs=1)
+        _, wfull, rf = _async("auto", cache, T=10000, N=100, n_runs=1)
         report["async_one_kernel_ucb_full_f1_cuda"] = {"T": 10000, "N": 100, "K": 20, "wall_s": round(wfull, 1),
                                                        "run_wall_time_s": float(rf.wall_time.iloc[0]),
                                                        "R_T": float(rf.R_T.iloc[0])}
         print("OneKernelUCB full f1 on CUDA:", report["async_one_kernel_ucb_full_f1_cuda"], flush=True)
     (out / "gpu_check.json").write_text(json.dumps(report, indent=1))
-    return 0 if rc == 0 else 1
+    return 0 if tests_rc == 0 else 1
 
 
 if __name__ == "__main__":

@@ -55,7 +55,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import sweep
-from .common import Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt
+from .common import Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt, \
+    resolve_device_param
 
 __all__ = ["ENVS", "METHODS", "HEAVY_ENVS", "PAPER_RUNS", "async_params", "method_runs", "runs_text",
            "fig2_tasks", "select_settings", "run_fig2", "fig2_claims", "plot_fig2", "plot_tradeoff",
@@ -92,11 +93,8 @@ def async_params(mode: str = "quick", **overrides) -> dict:
     for k in ("lam", "D", "q", "approx_c"):
         check_number(k, p[k])
     check_number("noise_std", p["noise_std"], positive=False)
-    check_choice("device", p["device"], ("auto", "cpu", "torch-cpu", "cuda"))
     check_choice("approx_trigger", p["approx_trigger"], ("var_sum", "dislinucb_logdet"))
-    from ..estimators import resolve_device
-
-    p["device"] = resolve_device(p["device"])  # resolved here, so it is part of every run's cache key
+    resolve_device_param(p, ("auto", "cpu", "torch-cpu", "cuda"))
     check_subset("envs", p["envs"], ENVS)
     check_subset("methods", p["methods"], METHODS)
     for k in ("gammas", "alphas"):

@@ -46,6 +46,16 @@ def check_choice(name: str, value, allowed) -> None:
         raise ParameterError(f"parameter {name!r} must be one of {list(allowed)}, got {value!r}")
 
 
+def resolve_device_param(p: dict, allowed=("auto", "cpu", "cuda")) -> None:
+    """Check ``p["device"]`` against ``allowed`` and resolve ``"auto"`` in place
+    (:func:`bandits.estimators.resolve_device`), before any run config is built: the cache key then
+    names the device the runs use, so a GPU run is never loaded for a CPU request or the reverse."""
+    check_choice("device", p["device"], allowed)
+    from ..estimators import resolve_device
+
+    p["device"] = resolve_device(p["device"])
+
+
 def check_subset(name: str, values, allowed) -> None:
     if isinstance(values, str) or not hasattr(values, "__iter__"):
         raise ParameterError(f"parameter {name!r} must be a list drawn from {list(allowed)}, got {values!r}")

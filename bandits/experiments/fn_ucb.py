@@ -86,7 +86,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import run_key, sweep
-from .common import Claim, ParameterError, check_int, check_subset, fmt, mode_params
+from .common import Claim, ParameterError, check_int, check_subset, fmt, mode_params, resolve_device_param
 
 __all__ = ["FIGURES", "OFFICIAL_FIGURES", "FIG4_ENVS", "ALPHA_FULL_T", "not_run", "RELEASED", "RELEASED_T1000", "fn_params", "validate_fn", "curves", "fn_tasks",
            "run_fn", "FNResults", "failed_runs", "fn_claims", "released_table", "plot_panels", "plot_fig6", "PANELS"]
@@ -150,11 +150,7 @@ def validate_fn(p: dict) -> None:
     for k in ("D_cosine", "D_shuttle", "nu_grid"):
         if not p[k] or any(isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0 for v in p[k]):
             raise ParameterError(f"parameter {k!r} must be a non-empty list of numbers > 0, got {p[k]!r}")
-    if p["device"] not in ("cpu", "cuda", "auto"):
-        raise ParameterError(f"parameter 'device' must be 'cpu', 'cuda' or 'auto', got {p['device']!r}")
-    from ..estimators import resolve_device
-
-    p["device"] = resolve_device(p["device"])  # "auto" resolved here, so the cache key names the real device
+    resolve_device_param(p)
 
 
 def _env(name: str, official: bool) -> dict:

@@ -116,7 +116,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import run_key, run_seeds, sweep
-from .common import Claim, ParameterError, check_int, fmt, mode_params
+from .common import Claim, ParameterError, check_int, fmt, mode_params, resolve_device_param
 
 __all__ = ["theory_params", "validate_theory", "theory_tasks", "run_theory_cell", "run_theory", "TheoryResults",
            "theory_claims", "round_bound", "plot_rounds", "plot_regret", "plot_more", "C_N", "NOT_DONE",
@@ -201,11 +201,7 @@ def validate_theory(p: dict) -> None:
         raise ParameterError(f"parameter 'N_grid' must be a list of at least 3 integers >= 1, got {p['N_grid']!r}")
     if isinstance(p["c_N"], bool) or not isinstance(p["c_N"], (int, float)) or not p["c_N"] > 0:
         raise ParameterError(f"parameter 'c_N' must be a number > 0, got {p['c_N']!r}")
-    if p["device"] not in ("cpu", "cuda", "auto"):
-        raise ParameterError(f"parameter 'device' must be 'cpu', 'cuda' or 'auto', got {p['device']!r}")
-    from ..estimators import resolve_device
-
-    p["device"] = resolve_device(p["device"])  # "auto" resolved here, so the cache key names the real device
+    resolve_device_param(p)
 
 
 ENV = {"kind": "fn_synthetic", "function": "cosine"}
