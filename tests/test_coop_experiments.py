@@ -23,8 +23,21 @@ def test_params_and_validation():
         E.fig1_params("full", csv_stride=0)
 
 
+def test_ablations_are_opt_in():
+    for mode in ("quick", "full"):
+        p = E.fig1_params(mode)
+        assert p["oracle"] is False and p["sigma_z_variant"] == 0  # the paper's six curves per row only
+        assert all(set(E.row_methods(p, row)) == set(E.PAPER_METHODS[row]) for row in E.ROWS)
+    a = E.fig1_params("full", ablations=True)
+    assert a["oracle"] is True and a["sigma_z_variant"] == E.SIGMA_Z_ABLATION
+    assert E.fig1_params("full", ablations=True, sigma_z_variant=0.25)["sigma_z_variant"] == 0.25
+    assert E.fig1_params("full", ablations=False) == E.fig1_params("full")
+    with pytest.raises(ParameterError, match="ablations"):
+        E.fig1_params("quick", ablations="yes")
+
+
 def test_tasks_cover_rows_graphs_methods_runs():
-    p = E.fig1_params("quick", graphs=["er"], n_runs=2)
+    p = E.fig1_params("quick", graphs=["er"], n_runs=2, ablations=True)
     tasks, labels = E.fig1_tasks(p)
     n_lin, n_rbf = len(E.row_methods(p, "linear")), len(E.row_methods(p, "rbf"))
     assert (n_lin, n_rbf) == (8, 9)  # six paper methods + two oracle-K_z curves (+ the RBF σ_z variant)
@@ -44,7 +57,8 @@ def test_tasks_cover_rows_graphs_methods_runs():
 
 
 def test_tiny_run_claims_and_plot(tmp_path):
-    p = E.fig1_params("quick", V=8, T_linear=8, T_rbf=6, n_runs=3, graphs=["er"], n_features=8, n_embed=8)
+    p = E.fig1_params("quick", V=8, T_linear=8, T_rbf=6, n_runs=3, graphs=["er"], n_features=8, n_embed=8,
+                      ablations=True)
     res = E.run_fig1(p, seed=0, n_jobs=1, backend="serial", cache_dir=str(tmp_path), progress=False)
     assert len(res.runs) == (8 + 9) * 3 and (res.runs.R_T >= 0).all()
     claims = E.fig1_claims(res)
@@ -59,3 +73,6 @@ def test_tiny_run_claims_and_plot(tmp_path):
     assert list(tab.row) == ["linear", "rbf"] and (tab.cover >= tab.centres).all()
     fig = E.plot_fig1(res)
     assert "3 of the paper's 100 trials" in fig._suptitle.get_text()
+    assert "dashed: ablations" in fig._suptitle.get_text()
+    res.params = {**res.params, "oracle": False, "sigma_z_variant": 0}  # the default figure: no dashed curves
+    assert "dashed" not in E.plot_fig1(res)._suptitle.get_text()
