@@ -249,18 +249,26 @@ def test_claim_backward_compatible_and_three_valued():
 
 def test_claims_table_format():
     a, b = _runs(-5.0)
-    claims = [Claim.from_result("c1", "A beats B", "A − B < 0", C.compare_paired(a, b, n_boot=NB), value="R: 1 vs 2"),
-              Claim("c2", "old style", "point check", "3", False),
-              Claim("c3", "too few runs", "A − B < 0", "R", verdict="INCONCLUSIVE")]
+    claims = [Claim.from_result("c1", "A beats B", "A − B < 0", C.compare_paired(a, b, n_boot=NB), value="R: 1 vs 2",
+                                quote="verbatim", source="§5"),
+              Claim("c2", "old style", "point check", "3", False, cause="setting", cause_note="T not given"),
+              Claim("c3", "too few runs", "A − B < 0", "R", verdict="INCONCLUSIVE", kind="implementation")]
     text = claims_table(claims)
     lines = text.splitlines()
     assert lines[0] == "[PASS] c1"
-    assert lines[1] == '    claim: "A beats B"'
+    assert lines[1] == '    claim: "A beats B" [§5]'
     assert lines[2] == "    check: A − B < 0"
     assert lines[3] == "    number: R: 1 vs 2"
-    assert lines[4].startswith("    interval: -5.") and "(95% percentile)" in lines[4]
-    assert lines[5] == "[FAIL] c2" and lines[9] == "    interval: -"
-    assert lines[-1] == "1 PASS, 1 FAIL, 1 INCONCLUSIVE"
+    assert lines[4].startswith("    interval: -5.") and "(95% " in lines[4]
+    assert lines[5] == "[FAIL] c2" and lines[6] == '    claim: "old style" (paraphrase)' and lines[9] == "    interval: -"
+    assert lines[10] == "    cause: depends on a setting the paper does not give (T not given)"
+    assert lines[11] == "[INCONCLUSIVE] c3 (implementation check)" and lines[-2] == "    cause: open"
+    assert lines[-1] == "paper claims: 1 PASS, 1 FAIL, 0 INCONCLUSIVE; implementation checks: 0 of 1 PASS"
+    assert claims[0].cause is None and claims[2].cause == "open"
+    with pytest.raises(ValueError, match="kind"):
+        Claim("x", "q", "c", "v", True, kind="other")
+    with pytest.raises(ValueError, match="cause"):
+        Claim("x", "q", "c", "v", False, cause="bad luck")
     assert summary_line(["PASS", "PASS"]) == "2 PASS, 0 FAIL, 0 INCONCLUSIVE"
 
 

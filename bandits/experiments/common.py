@@ -17,12 +17,23 @@ import numpy as np
 
 from ..runner import BACKENDS, provenance
 
-__all__ = ["MODES", "ParameterError", "mode_params", "validate_common", "check_choice", "check_int",
+__all__ = ["MODES", "KINDS", "QUOTES", "CAUSES", "ParameterError", "mode_params", "validate_common", "check_choice", "check_int",
            "check_number", "Claim", "claims_table", "write_claims", "write_provenance", "verdict_counts",
-           "summary_line",
+           "summary_line", "kind_summary",
            "fmt", "loglog_slope", "default_cache_dir", "CSV_FLOAT_FORMAT", "results_rows", "write_results_csv"]
 
 MODES = ("quick", "full")
+#: What a claim is: a statement of the paper, or a check of this package's implementation.
+KINDS = ("paper", "implementation")
+#: Whether a claim's text is the paper's own words.
+QUOTES = ("verbatim", "paraphrase")
+#: Why a claim is not PASS (issue 23): the key, and the words the tables print.
+CAUSES = {
+    "paper": "the paper's statement does not hold in this reproduction",
+    "setting": "depends on a setting the paper does not give",
+    "approximation": "an approximation of this package",
+    "open": "open",
+}
 
 
 class ParameterError(ValueError):
@@ -124,6 +135,16 @@ class Claim:
         level: two-sided confidence level of the interval, or None.
         method: how the interval was made (e.g. ``"percentile"``, ``"ols"``).
         detail: one line per tested part (``Comparison.text()``), for the notebook and claims.json.
+        kind: ``"paper"`` (a statement of the paper, tested) or ``"implementation"`` (a check of this
+            package: an identity, bookkeeping, a definition, or a bound 10× or more away from what is
+            observed). The two kinds are counted apart (:func:`summary_line`, the README, CLAIMS.md).
+        quote: ``"verbatim"`` when ``claim`` is the paper's words (a test looks each up in the paper's
+            text, whitespace normalised), else ``"paraphrase"`` (the package's restatement).
+        source: where in the paper the claim is made ("§5.2", "Theorem 1", "Fig. 3(c)"), or "".
+        cause: for a verdict other than PASS, why: one of :data:`CAUSES` (``None`` for a PASS; a
+            non-PASS claim given no cause gets ``"open"``). Given before the runs for the case it
+            applies, it is dropped when the claim PASSes.
+        cause_note: the named setting or approximation, or the reason in words.
     """
 
     id: str
@@ -138,9 +159,21 @@ class Claim:
     level: float | None = None
     method: str = ""
     detail: list = field(default_factory=list)
+    kind: str = "paper"
+    quote: str = "paraphrase"
+    source: str = ""
+    cause: str | None = None
+    cause_note: str = ""
 
     def __post_init__(self):
         from ..claims import VERDICTS
+
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id!r}: 'kind' must be one of {list(KINDS)}, got {self.kind!r}")
+        if self.quote not in QUOTES:
+            raise ValueError(f"claim {self.id!r}: 'quote' must be one of {list(QUOTES)}, got {self.quote!r}")
+        if self.cause is not None and self.cause not in CAUSES:
+            raise ValueError(f"claim {self.id!r}: 'cause' must be one of {list(CAUSES)} or None, got {self.cause!r}")
 
         if self.verdict is None:
             if self.passed is None:
@@ -151,6 +184,10 @@ class Claim:
         if self.passed is not None and bool(self.passed) != (self.verdict == "PASS"):
             raise ValueError(f"claim {self.id!r}: passed={self.passed!r} contradicts verdict={self.verdict!r}")
         self.passed = self.verdict == "PASS"
+        if self.passed:
+            self.cause, self.cause_note = None, ""
+        elif self.cause is None:
+            self.cause = "open"
         self.value = str(self.value)
         if self.interval is not None:
             lo, hi = (float(v) for v in self.interval)
@@ -159,14 +196,16 @@ class Claim:
             self.effect = float(self.effect)
 
     @classmethod
-    def from_result(cls, id: str, claim: str, check: str, result, value: str | None = None, note: str = ""):
+    def from_result(cls, id: str, claim: str, check: str, result, value: str | None = None, note: str = "",
+                    **labels):
         """A claim whose verdict, effect and interval come from a :class:`bandits.claims.Comparison`
         (its parts, if combined, each give a line of ``detail``); ``value`` defaults to the
-        deciding comparison's text."""
+        deciding comparison's text; ``labels``: ``kind``, ``quote``, ``source``, ``cause``,
+        ``cause_note``."""
         parts = result.parts or (result,)
         return cls(id, claim, check, value if value is not None else result.text(), note=note,
                    verdict=result.verdict, effect=result.effect, interval=(result.lo, result.hi),
-                   level=result.level, method=result.method, detail=[p.text() for p in parts])
+                   level=result.level, method=result.method, detail=[p.text() for p in parts], **labels)
 
     def interval_text(self) -> str:
         """``effect [lo, hi] (95%, method)`` or ``-``."""
@@ -192,6 +231,16 @@ def summary_line(verdicts) -> str:
     return f"{c['PASS']} PASS, {c['FAIL']} FAIL, {c['INCONCLUSIVE']} INCONCLUSIVE"
 
 
+def kind_summary(claims) -> str:
+    """``"paper claims: n PASS, n FAIL, n INCONCLUSIVE; implementation checks: k of m PASS"``: the
+    two kinds counted apart (a check of the implementation is not evidence about the paper)."""
+    claims = list(claims)
+    paper = [c.verdict for c in claims if c.kind == "paper"]
+    impl = [c.verdict for c in claims if c.kind == "implementation"]
+    return (f"paper claims: {summary_line(paper)}; implementation checks: "
+            f"{sum(v == 'PASS' for v in impl)} of {len(impl)} PASS")
+
+
 def claims_table(claims: list[Claim], width: int = 60) -> str:
     """Plain-text table (the text nbval compares), per claim::
 
@@ -201,16 +250,24 @@ def claims_table(claims: list[Claim], width: int = 60) -> str:
             number: the measured number(s)
             interval: effect [lo, hi] (level method)   (or -)
 
-    and a last line ``n PASS, n FAIL, n INCONCLUSIVE``.
+    and a last line :func:`kind_summary`. An implementation check's first line ends in
+    ``(implementation check)``; a paraphrase is marked ``(paraphrase)`` after the claim and the
+    paper's section follows it; a verdict other than PASS has a ``cause:`` line.
     """
     lines = []
     for c in claims:
-        lines.append(f"[{c.verdict}] {c.id}")
-        lines.append(f"    claim: \"{c.claim}\"")
+        tag = " (implementation check)" if c.kind == "implementation" else ""
+        lines.append(f"[{c.verdict}] {c.id}{tag}")
+        where = f" [{c.source}]" if c.source else ""
+        para = " (paraphrase)" if c.quote == "paraphrase" else ""
+        lines.append(f"    claim: \"{c.claim}\"{para}{where}")
         lines.append(f"    check: {c.check}")
         lines.append(f"    number: {c.value}")
         lines.append(f"    interval: {c.interval_text()}")
-    lines.append(summary_line(c.verdict for c in claims))
+        if c.cause is not None:
+            note = f" ({c.cause_note})" if c.cause_note else ""
+            lines.append(f"    cause: {CAUSES[c.cause]}{note}")
+    lines.append(kind_summary(claims))
     return "\n".join(lines)
 
 
@@ -230,7 +287,8 @@ def write_claims(claims: list[Claim], out: str | os.PathLike, extra: dict | None
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     payload = {"claims": [_json_safe(asdict(c)) for c in claims],
-               "summary": verdict_counts(c.verdict for c in claims)}
+               "summary": verdict_counts(c.verdict for c in claims),
+               "summary_by_kind": {k: verdict_counts(c.verdict for c in claims if c.kind == k) for k in KINDS}}
     if extra:
         payload.update(extra)
     p = out / "claims.json"
