@@ -1,15 +1,15 @@
 r"""D-optimal design, maximum information gain, design and effective dimensions.
 
-Split out of :mod:`bandits.design` (whose module docstring carries the notation and the equations) and
-re-exported from it; the solvers share :mod:`bandits.design`'s BLAS thread limit and validation helpers.
+The notation and the equations are in :mod:`bandits.design`'s docstring; the solvers share
+:mod:`bandits.design.base`'s BLAS thread limit and validation helpers.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
-from .design import (DesignResult, _as_2d, _backtrack, _blas_limit, _check_weights, _pruned, _reduce,
-                     feature_map_from_gram)
+from .base import (DesignResult, as_2d, backtrack, blas_limit, check_weights, feature_map_from_gram, prune_weights,
+                   reduce_problem)
 
 __all__ = ["d_optimal_design", "max_information_gain", "design_dimension", "effective_dimension", "symmetrize_weights"]
 
@@ -70,7 +70,7 @@ def _newton_d(X, zeta, lam0, tol, max_iter):
                 ld_n, W_n, _ = _logdet_and_d(X, lam_n, zeta)
                 return -ld_n - mu * np.log(lam_n).sum(), (ld_n, W_n)
 
-            f_n, lam_n, (ld_n, W_n) = _backtrack(lam, dlam, dec2, f0, trial)
+            f_n, lam_n, (ld_n, W_n) = backtrack(lam, dlam, dec2, f0, trial)
             if not np.isfinite(f_n) or (f_n > f0 and dec2 >= 1e-9):
                 break
             lam, ld, W = lam_n, ld_n, W_n
@@ -188,17 +188,17 @@ def d_optimal_design(
         prune_tol: weights below ``thr * max`` are zeroed for the largest ``thr`` in
             ``1e-9, ..., prune_tol`` that lowers the log-det by at most ``tol``; ``0`` disables.
     """
-    X = _as_2d(X, "X")
+    X = as_2d(X, "X")
     K, p = X.shape
-    red = _reduce(X, np.zeros((0, p)), zeta)
+    red = reduce_problem(X, np.zeros((0, p)), zeta)
     Xr, r = red.X, red.X.shape[1]
     uni = np.full(K, 1.0 / K)
-    lam0 = uni if weights0 is None else 0.9 * _check_weights(weights0, K) / np.sum(weights0) + 0.1 * uni
+    lam0 = uni if weights0 is None else 0.9 * check_weights(weights0, K) / np.sum(weights0) + 0.1 * uni
     if r == 0:
         return DesignResult(uni, p * np.log(zeta) if zeta else -np.inf, 0.0, 0.0, 0, True, method)
     if method not in ("newton", "frank-wolfe", "fw"):
         raise ValueError("method must be 'newton' or 'frank-wolfe'")
-    with _blas_limit():
+    with blas_limit():
         if method == "newton":
             lam, ld, gap, it, conv = _newton_d(Xr, zeta, lam0, tol, max_iter or 300)
         else:
@@ -207,7 +207,7 @@ def d_optimal_design(
     bound = ld + gap
     if prune_tol:
         for thr in 10.0 ** np.arange(-9, np.log10(prune_tol) + 0.5):
-            lp = _pruned(lam, thr)
+            lp = prune_weights(lam, thr)
             if lp is None:
                 continue
             ldp, Wp, _ = _logdet_and_d(Xr, lp, zeta)
@@ -246,7 +246,7 @@ def design_dimension(gram, weights, zeta: float) -> int:
     [\sqrt{\lambda_i\lambda_j}k(x_i,x_j)]` (equivalently of :math:`\sum_i\lambda_i\phi_i\phi_i^\top`)
     larger than :math:`\xi` (CoPE-KB, Sec. 4.1: ROUND needs :math:`N\ge\tau=O(d/\varepsilon^2)`)."""
     G = np.asarray(gram, dtype=float)
-    sq = np.sqrt(_check_weights(weights, G.shape[0]))
+    sq = np.sqrt(check_weights(weights, G.shape[0]))
     ev = np.linalg.eigvalsh(sq[:, None] * G * sq[None, :])
     return int(np.sum(ev > zeta))
 
@@ -257,7 +257,7 @@ def effective_dimension(gram, weights, zeta: float) -> int:
     of arms (:math:`nV` in CoPE-KB)."""
     G = np.asarray(gram, dtype=float)
     K = G.shape[0]
-    sq = np.sqrt(_check_weights(weights, K))
+    sq = np.sqrt(check_weights(weights, K))
     alpha = np.sort(np.clip(np.linalg.eigvalsh(sq[:, None] * G * sq[None, :]), 0, None))[::-1]
     tail = np.r_[np.cumsum(alpha[::-1])[::-1], 0.0]  # tail[j] = sum_{i>j} alpha_i (0-based: i >= j)
     j = np.arange(K + 1)
@@ -276,7 +276,7 @@ def symmetrize_weights(weights, features, decimals: int = 10) -> np.ndarray:
         features: (K, p) features (rows compared after rounding to ``decimals``).
     """
     w = np.asarray(weights, dtype=float)
-    F = np.round(_as_2d(features, "features"), decimals)
+    F = np.round(as_2d(features, "features"), decimals)
     _, inv = np.unique(F, axis=0, return_inverse=True)
     inv = inv.ravel()
     tot = np.bincount(inv, weights=w)

@@ -1,15 +1,13 @@
 r"""Rounding a design to an integer allocation, sampling from it, and Peace's Gaussian width.
 
-Split out of :mod:`bandits.design` (whose module docstring states the rounding guarantees and the
-notation) and re-exported from it.
+The rounding guarantees and the notation are in :mod:`bandits.design`'s docstring.
 """
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import cholesky, solve_triangular
 
-from .design import _SUPPORT_TOL, _as_2d, _check_weights, design_norms
-from .design_d import design_dimension
+from .base import SUPPORT_TOL, as_2d, check_weights, design_norms
+from .d_optimal import design_dimension
 
 __all__ = ["efficient_rounding", "ceil_rounding", "round_design", "sample_design", "counts_to_sequence",
            "min_rounding_samples", "rounding_contract_ratio", "gaussian_width", "gaussian_width_design"]
@@ -31,7 +29,7 @@ def _support(weights, support_tol):
     return idx, ws
 
 
-def efficient_rounding(weights, n: int, support_tol: float = _SUPPORT_TOL) -> np.ndarray:
+def efficient_rounding(weights, n: int, support_tol: float = SUPPORT_TOL) -> np.ndarray:
     r"""Pukelsheim's efficient rounding (RAGE's ``rounding``): integer counts summing to ``n``.
 
     On the support :math:`S = \{i : \lambda_i > \text{support\_tol}\}` (renormalised,
@@ -67,7 +65,7 @@ def efficient_rounding(weights, n: int, support_tol: float = _SUPPORT_TOL) -> np
     return out
 
 
-def ceil_rounding(weights, n: int, support_tol: float = _SUPPORT_TOL) -> np.ndarray:
+def ceil_rounding(weights, n: int, support_tol: float = SUPPORT_TOL) -> np.ndarray:
     r"""Simple rounding: :math:`n_i=\lceil n\lambda_i\rceil` on the support, then remove single
     pulls from the arm with the largest excess :math:`n_i - n\lambda_i` until :math:`\sum n_i=n`.
 
@@ -92,7 +90,7 @@ def ceil_rounding(weights, n: int, support_tol: float = _SUPPORT_TOL) -> np.ndar
     return out
 
 
-def round_design(weights, n: int, method: str = "efficient", support_tol: float = _SUPPORT_TOL):
+def round_design(weights, n: int, method: str = "efficient", support_tol: float = SUPPORT_TOL):
     """Round a design to integer counts summing to ``n``: ``method`` in ``{"efficient", "ceil"}``."""
     if method == "efficient":
         return efficient_rounding(weights, n, support_tol)
@@ -124,7 +122,7 @@ def min_rounding_samples(
     rule: str = "rage",
     gram=None,
     zeta: float | None = None,
-    support_tol: float = _SUPPORT_TOL,
+    support_tol: float = SUPPORT_TOL,
 ) -> int:
     r"""Minimum sample size for rounding at accuracy ``eps``.
 
@@ -214,8 +212,8 @@ def gaussian_width(X, Z, weights, zeta: float, eta, *, differences: bool = False
     Returns:
         ``(mean, se)``: the sample mean of the sup over the ``B`` draws and its standard error.
     """
-    X, Z = _as_2d(X, "X"), _as_2d(Z, "Z")
-    lam = _check_weights(weights, X.shape[0])
+    X, Z = as_2d(X, "X"), as_2d(Z, "Z")
+    lam = check_weights(weights, X.shape[0])
     A = zeta * np.eye(X.shape[1]) + (X * lam[:, None]).T @ X
     from scipy.linalg import cholesky, solve_triangular
 
@@ -256,14 +254,14 @@ def gaussian_width_design(X, Z, zeta: float, rng: np.random.Generator, *, n_draw
     """
     import torch
 
-    X, Z = _as_2d(X, "X"), _as_2d(Z, "Z")
+    X, Z = as_2d(X, "X"), as_2d(Z, "Z")
     K, p = X.shape
     if not zeta > 0:
         raise ValueError(f"zeta must be > 0, got {zeta}")
     for name, v in (("n_draws", n_draws), ("n_iter", n_iter), ("n_eval", n_eval)):
         if int(v) < 1:
             raise ValueError(f"{name} must be >= 1, got {v}")
-    lam0 = np.full(K, 1.0 / K) if weights0 is None else _check_weights(weights0, K) / np.sum(weights0)
+    lam0 = np.full(K, 1.0 / K) if weights0 is None else check_weights(weights0, K) / np.sum(weights0)
     Xt = torch.as_tensor(X, dtype=torch.float64)
     Zt = torch.as_tensor(Z - Z.mean(axis=0) if centre else Z, dtype=torch.float64)
     eta = torch.as_tensor(rng.standard_normal((p, int(n_draws))))
