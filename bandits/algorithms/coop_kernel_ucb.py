@@ -159,6 +159,7 @@ end are a few lines of defaults each, and splitting them off would scatter one a
 """
 from __future__ import annotations
 
+import warnings
 import zlib
 from itertools import chain
 
@@ -522,7 +523,8 @@ class NetworkKernelUCB(Policy):
         depth = self.tau_max + 1  # the observations of the last τ_max rounds: features and rewards
         self._Fring, self._yring = np.zeros((depth, V, self.D)), np.zeros((depth, V))
         self.log = {"rank_mean": [], "rank_max": [], "min_Lv2": [], "accepted_deliveries": 0,
-                    "updates": 0, "rebuilds": 0}
+                    "updates": 0, "rebuilds": 0, "capped": 0, "rank_last": None, "min_Lv2_last": None}
+        self._warned_cap = False
         self._deliv = deliveries_per_round(dist, self.gamma, horizon) if accept != "self" else None
         self.msg_scalars = dim + 3
         if accept != "self":
@@ -610,6 +612,16 @@ class NetworkKernelUCB(Policy):
         r = np.maximum(r, 1)
         rv = r[gi]
         frac = lv2[np.arange(V), rv - 1] / np.maximum(Wvv, 1e-300)  # ‖L_v‖² / W_vv of the low-rank part
+        if self.r_limit is not None:
+            # a cap asked for: never silent. Count the agents it left below the safeguard, warn once.
+            short = int(np.count_nonzero((frac < self.min_var * (1 - 1e-9)) & (Wvv > 0)))
+            self.log["capped"] += short
+            if short and not self._warned_cap:
+                self._warned_cap = True
+                warnings.warn(f"{self.name}: r_limit={self.r_limit} overrides the ‖L_v‖² ≥ {self.min_var:g}·W_vv "
+                              f"safeguard for {short} of {V} agents at round {t} (kept own variance down to "
+                              f"{float(np.min(frac)):.3f}); recorded in info()['capped_agent_refreshes'] and "
+                              f"info()['min_Lv2']", RuntimeWarning, stacklevel=2)
         extra = np.zeros(V)
         if self.truncation == "own_residual":
             # one more column per agent: √(W_vv − ‖L_v‖²) on its own row only (zero when nothing is cut)
@@ -634,6 +646,8 @@ class NetworkKernelUCB(Policy):
         self.log["rank_mean"].append(float(r_tot.mean()))
         self.log["rank_max"].append(R)
         self.log["min_Lv2"].append(float(np.min(frac)))
+        self.log["rank_last"] = float(r_tot.mean())
+        self.log["min_Lv2_last"] = float(np.min(frac))
 
     # ------------------------------------------------------------------------ primal path
     def _chunk_size(self, r: int) -> int:
@@ -1123,6 +1137,9 @@ class NetworkKernelUCB(Policy):
         return {"rank_mean": float(np.mean(self.log["rank_mean"])) if self.log["rank_mean"] else None,
                 "rank_max": int(max(self.log["rank_max"])) if self.log["rank_max"] else None,
                 "min_Lv2": float(min(self.log["min_Lv2"])) if self.log["min_Lv2"] else None,
+                "rank_last": self.log["rank_last"], "min_Lv2_last": self.log["min_Lv2_last"],
+                "r_limit": None if self.r_limit is None else int(self.r_limit),
+                "capped_agent_refreshes": int(self.log["capped"]),
                 "accepted_deliveries": int(self.log["accepted_deliveries"]),
                 "gamma": int(self.gamma), "accept_size_mean": float(self.acc.sum(1).mean())}
 
