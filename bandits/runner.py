@@ -48,7 +48,7 @@ import numpy as np
 
 from . import __version__
 
-__all__ = ["run_cell", "run_pure_exploration_on", "run_key", "arithmetic_path", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
+__all__ = ["run_cell", "run_regret_cell", "RunContext", "canonical", "run_pure_exploration_on", "run_key", "arithmetic_path", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
            "run_seeds", "validate_backend", "resolve_scheduler", "check_workers", "worker_identity",
            "WorkerMismatchError", "code_fingerprint", "NOT_IN_RUNS"]
 
@@ -169,57 +169,125 @@ def run_seeds(seed: int, rep: int):
     return env_ss, alg_ss
 
 
-def run_cell(config: dict, seed: int, rep: int) -> dict:
-    """Run one cell and return ``{"arrays": {...}, "meta": {...}}`` (pure function).
+def canonical(obj) -> str:
+    """The canonical JSON text of ``obj`` (sorted keys, numpy scalars and arrays as JSON numbers and
+    lists): what run keys hash and what a run's ``meta`` is normalised through, so a result loaded from
+    the cache equals the one just computed."""
+    return _canonical(obj)
 
-    ``config["on_divergence"]``: ``"raise"`` (default) or ``"record"``: a run whose algorithm raises
-    ``FloatingPointError`` (its signal of a numerical breakdown) comes back with ``meta["failed"]`` (the
-    error) and NaN arrays instead of stopping the sweep; it is deterministic, so it is cached like any run."""
-    loop = config.get("loop", "regret")
-    if loop == "pure_exploration":
-        return _run_pure_exploration_cell(config, seed, rep)
-    if loop != "regret":
-        raise ValueError(f"unknown loop {loop!r}; allowed: regret, pure_exploration")
+
+@dataclass
+class RunContext:
+    """What a :func:`run_regret_cell` hook sees of a finished (or failed) run.
+
+    Attributes:
+        config, seed, rep: the cell.
+        env: the environment the run used; policy: the policy after the run; ledger: its
+            :class:`~bandits.comm.CommLedger`; trace: the :class:`~bandits.sim.Trace` (``None`` when
+            the run failed); observers: the observers the loop called.
+    """
+
+    config: dict
+    seed: int
+    rep: int
+    env: object
+    policy: object
+    ledger: object
+    trace: object
+    observers: tuple = ()
+
+
+def _policy_params(cls, env, params: dict) -> dict:
+    """The constructor parameters of ``cls`` on ``env``: a policy that needs more of the environment than
+    its dimension says so with a classmethod ``env_params(env, params)`` (the paper's wiring lives with
+    its policy). Until every such policy has one, a class with ``needs_network`` gets the graph methods'
+    wiring: the network, and the true task kernel when ``params["kz"] == "oracle"``."""
+    hook = getattr(cls, "env_params", None)
+    if hook is not None:
+        return dict(hook(env, dict(params)))
+    if getattr(cls, "needs_network", False):  # graph methods (Coop-KernelUCB family)
+        params = dict(params, network=env.network)
+        if params.get("kz") == "oracle":
+            params["kz_oracle"] = env.kz_true
+    return params
+
+
+def run_regret_cell(config: dict, seed: int, rep: int, *, make_env=None, policy_class=None, wrap_policy=None,
+                    observers=(), collect=None, divergence_errors=(FloatingPointError,)) -> dict:
+    """The one recipe of a regret-minimisation run: seeds, environment, ledger, policy, loop, canonical
+    result. Every regret cell of the package (the runner's own, the arena's, the theory notebooks') is
+    this function with hooks; nothing else re-types the recipe.
+
+    Steps: ``N, T`` from ``config``; the environment ``make_env(config["env"], config.get("env_seed",
+    0))`` (default :func:`bandits.envs.make_env`); the run's streams :func:`run_seeds` ``(seed, rep)``
+    (environment: arm sets, schedule, noise; algorithm: its seed); a :class:`~bandits.comm.CommLedger`;
+    the policy ``policy_class`` (default: the registry's ``config["algorithm"]``) built with
+    ``config["params"]`` (and the environment's wiring, :func:`_policy_params`), then
+    ``wrap_policy(policy)`` if given; :func:`bandits.sim.run_regret` with ``observers``.
+
+    Returns ``{"arrays": {...}, "meta": {...}}`` with ``meta`` passed through :func:`canonical`:
+    arrays regret, comm_up, comm_down, n_active (each ``(T,)``); meta info, wall_time, fstar,
+    comm_by_kind, comm_rounds, n_agents. ``collect(ctx: RunContext) -> (arrays, meta)`` adds (or
+    replaces) entries; it is called on failed runs too (``ctx.trace is None``).
+
+    ``config["on_divergence"]``: ``"raise"`` (default) or ``"record"``: a run whose algorithm raises one of
+    ``divergence_errors`` (``FloatingPointError``, an algorithm's signal of a numerical breakdown) comes
+    back with ``meta["failed"]`` (the error) and NaN arrays instead of stopping the sweep; it is
+    deterministic, so it is cached like any run. The experiment then reports it (never drops it
+    silently)."""
     from .algorithms import get_algorithm
     from .comm import CommLedger
-    from .envs import make_env
+    from .envs import make_env as _make_env
     from .sim import run_regret
 
     N, T = int(config["N"]), int(config["T"])
     if N < 1 or T < 1:
         raise ValueError(f"N and T must be >= 1, got N={N}, T={T}")
-    env = make_env(config["env"], config.get("env_seed", 0))
-    env_ss, alg_ss = run_seeds(seed, rep)
-    rng_env, rng_noise = (np.random.default_rng(s) for s in env_ss.spawn(2))
-    ledger = CommLedger(N, T)
-    cls, params = get_algorithm(config["algorithm"]), dict(config.get("params", {}))
-    if getattr(cls, "needs_network", False):  # graph methods (Coop-KernelUCB family)
-        params["network"] = env.network
-        if params.get("kz") == "oracle":
-            params["kz_oracle"] = env.kz_true
-    policy = cls(N, T, env.dim, alg_ss, ledger, **params)
     on_divergence = config.get("on_divergence", "raise")
     if on_divergence not in ("raise", "record"):
         raise ValueError(f"config 'on_divergence' must be 'raise' or 'record', got {on_divergence!r}")
+    env = (make_env or _make_env)(config["env"], config.get("env_seed", 0))
+    env_ss, alg_ss = run_seeds(seed, rep)
+    rng_env, rng_noise = (np.random.default_rng(s) for s in env_ss.spawn(2))
+    ledger = CommLedger(N, T)
+    cls = policy_class if policy_class is not None else get_algorithm(config["algorithm"])
+    params = _policy_params(cls, env, dict(config.get("params", {})))
+    policy = cls(N, T, env.dim, alg_ss, ledger, **params)
+    if wrap_policy is not None:
+        policy = wrap_policy(policy)
+    observers = tuple(observers)
     try:
-        trace = run_regret(policy, env, T, N, rng_env, rng_noise)
-    except FloatingPointError as e:
-        # An algorithm signals a numerical breakdown (e.g. a network whose training overflows) with
-        # FloatingPointError. With on_divergence="record" the run is returned as failed, with the
-        # error, NaN arrays and where it stopped, so the experiment reports it (and leaves it out of
-        # means and paired claims) instead of losing the whole sweep; the default re-raises.
+        trace = run_regret(policy, env, T, N, rng_env, rng_noise, observers=observers)
+    except divergence_errors as e:
         if on_divergence != "record":
             raise
         nan = np.full(T, np.nan)
+        arrays = {"regret": nan, "comm_up": nan, "comm_down": nan.copy(), "n_active": np.zeros(T)}
         meta = {"failed": f"{type(e).__name__}: {e}", "info": {}, "wall_time": None, "fstar": None,
                 "comm_by_kind": ledger.by_kind(), "comm_rounds": ledger.rounds(), "n_agents": N}
-        return {"arrays": {"regret": nan, "comm_up": nan, "comm_down": nan.copy(), "n_active": np.zeros(T)},
-                "meta": json.loads(_canonical(meta))}
-    arrays = {"regret": trace.regret, "comm_up": trace.comm_up, "comm_down": trace.comm_down,
-              "n_active": trace.n_active}
-    meta = {"info": trace.info, "wall_time": trace.wall_time, "fstar": getattr(env, "fstar", None),
-            "comm_by_kind": ledger.by_kind(), "comm_rounds": ledger.rounds(), "n_agents": N}
+        trace = None
+    else:
+        arrays = {"regret": trace.regret, "comm_up": trace.comm_up, "comm_down": trace.comm_down,
+                  "n_active": trace.n_active}
+        meta = {"info": trace.info, "wall_time": trace.wall_time, "fstar": getattr(env, "fstar", None),
+                "comm_by_kind": ledger.by_kind(), "comm_rounds": ledger.rounds(), "n_agents": N}
+    if collect is not None:
+        extra_arrays, extra_meta = collect(RunContext(config, seed, rep, env, policy, ledger, trace, observers))
+        arrays.update(extra_arrays or {})
+        meta.update(extra_meta or {})
     return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
+
+
+def run_cell(config: dict, seed: int, rep: int) -> dict:
+    """Run one cell and return ``{"arrays": {...}, "meta": {...}}`` (pure function): a regret run
+    (:func:`run_regret_cell`, no hooks) or, with ``config["loop"] == "pure_exploration"``, a
+    pure-exploration run."""
+    loop = config.get("loop", "regret")
+    if loop == "pure_exploration":
+        return _run_pure_exploration_cell(config, seed, rep)
+    if loop != "regret":
+        raise ValueError(f"unknown loop {loop!r}; allowed: regret, pure_exploration")
+    return run_regret_cell(config, seed, rep)
 
 
 def run_pure_exploration_on(inst, config: dict, seed: int, rep: int):
@@ -405,9 +473,16 @@ def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: st
     address = resolve_scheduler(scheduler, backend, export=False)
     cache = Cache(cache_dir)
     keys = [run_key(c, seed, r, fn) for c, r in tasks]
-    results: list[dict | None] = [cache.load(k) for k in keys]
+    channel = _ProgressChannel.open(desc)
+    with warnings.catch_warnings(record=channel is not None) as caught:
+        results: list[dict | None] = [cache.load(k) for k in keys]
     todo = [i for i, r in enumerate(results) if r is None]
     stats = SweepStats(total=len(tasks), cached=len(tasks) - len(todo), computed=len(todo))
+    if channel is not None:
+        channel.start(stats)
+        for w in caught or ():  # shown in the terminal (make) and, as before, in the notebook
+            channel.warn(str(w.message))
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if todo:
         from tqdm.auto import tqdm
 
@@ -417,6 +492,8 @@ def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: st
             cache.save(keys[i], res)
             results[i] = res
             bar.update()
+            if channel is not None:
+                channel.run_done((res.get("meta") or {}).get("failed"))
 
         if backend == "dask":
             _sweep_dask(tasks, todo, seed, fn, n_jobs, address, done)
@@ -435,7 +512,49 @@ def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: st
                 for i, res in zip(todo, gen):
                     done(i, res)
         bar.close()
+    if channel is not None:
+        channel.close()
     return results, stats
+
+
+class _ProgressChannel:
+    """Progress of a sweep as JSON lines appended to the file ``$BANDITS_PROGRESS`` (set by
+    ``tools/pmrun.py``, which ``make quick`` / ``make figures`` run papermill under and which shows them
+    in the terminal). Only the calling process writes (results come back to it from loky or dask
+    workers), one line per event: ``start`` (sweep name, runs, cached), ``run`` (a computed run
+    finished; ``failed``: the divergence it recorded), ``warning`` (a cache file recomputed, a
+    divergence), ``end``. Without the variable nothing is written; a write error silences the channel."""
+
+    def __init__(self, path: str, desc: str):
+        self.path, self.desc = path, desc
+
+    @classmethod
+    def open(cls, desc: str):
+        path = os.environ.get("BANDITS_PROGRESS")
+        return cls(path, desc) if path else None
+
+    def _emit(self, **event) -> None:
+        if self.path is None:
+            return
+        try:
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(dict(event, sweep=self.desc, pid=os.getpid())) + "\n")
+        except OSError:
+            self.path = None
+
+    def start(self, stats: "SweepStats") -> None:
+        self._emit(ev="start", total=stats.total, cached=stats.cached, todo=stats.computed)
+
+    def run_done(self, failed=None) -> None:
+        self._emit(ev="run", failed=failed)
+        if failed:
+            self.warn(f"a run diverged and is recorded as failed: {failed}")
+
+    def warn(self, message: str) -> None:
+        self._emit(ev="warning", message=message)
+
+    def close(self) -> None:
+        self._emit(ev="end")
 
 
 def _sweep_dask(tasks, todo, seed, fn, n_jobs, address, done) -> None:

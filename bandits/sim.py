@@ -11,6 +11,11 @@ Policies implement the :class:`Policy` protocol::
     select(t, agents, arms) -> choices        # (n_active,) row indices into each decision set
     update(t, agents, arms, choices, rewards) # observe; communicate if the protocol says so
     info() -> dict                            # optional logs (epochs, dictionary sizes, ...)
+
+A policy whose construction needs more of the environment than its dimension (the Coop-KernelUCB family
+needs the network) says so with a classmethod ``env_params(env, params) -> params`` that
+:func:`bandits.runner.run_regret_cell` calls before constructing it: the paper's wiring lives with the
+paper's policy, not in the generic runner.
 """
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ import numpy as np
 
 from .comm import CommLedger, comm_curve
 
-__all__ = ["Policy", "Trace", "run_regret", "PEPolicy", "PETrace", "run_pure_exploration"]
+__all__ = ["Policy", "Observer", "Trace", "run_regret", "PEPolicy", "PETrace", "run_pure_exploration"]
 
 
 class Policy:
@@ -77,9 +82,31 @@ class Trace:
         return comm_curve(self.comm_up, self.comm_down, self.n_agents, convention)
 
 
+class Observer:
+    """Something that watches the loop (a theory check's recorder): :meth:`on_step` is called once per
+    step, after the policy's ``update``, with what the loop saw. Observers never change a run: they
+    read; the policy and the environment draw nothing for them. Subclass it, or pass any object with
+    an ``on_step`` method (or a plain function of the same arguments) to :func:`run_regret`."""
+
+    def on_step(self, t: int, agents: np.ndarray, arms, choices: np.ndarray, rewards: np.ndarray,
+                means: np.ndarray, policy: Policy) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+
+def _as_callback(observer):
+    fn = getattr(observer, "on_step", observer)
+    if not callable(fn):
+        raise TypeError(f"an observer must have an on_step method or be callable, got {observer!r}")
+    return fn
+
+
 def run_regret(policy: Policy, env, horizon: int, n_agents: int,
-               rng_env: np.random.Generator, rng_noise: np.random.Generator) -> Trace:
-    """Run ``policy`` on ``env`` for ``horizon`` steps and return its :class:`Trace`."""
+               rng_env: np.random.Generator, rng_noise: np.random.Generator, observers=()) -> Trace:
+    """Run ``policy`` on ``env`` for ``horizon`` steps and return its :class:`Trace`.
+
+    ``observers``: :class:`Observer` objects (or callables) told of every step after the policy's update
+    (they read; they cannot change the run)."""
+    callbacks = [_as_callback(o) for o in observers]
     start = time.perf_counter()
     regret = np.zeros(horizon)
     n_active = np.zeros(horizon, dtype=np.int64)
@@ -92,6 +119,8 @@ def run_regret(policy: Policy, env, horizon: int, n_agents: int,
         chosen = means[choices] if arms.shared else means[np.arange(len(agents)), choices]
         rewards = env.rewards(chosen, rng_noise)
         policy.update(t, agents, arms, choices, rewards)
+        for cb in callbacks:
+            cb(t, agents, arms, choices, rewards, means, policy)
         regret[t] = float(np.sum(env.best_means(means, len(agents)) - chosen))
         n_active[t] = len(agents)
     ledger: CommLedger = policy.ledger

@@ -325,40 +325,28 @@ def arena_tasks(p: dict) -> tuple[list[tuple[dict, int]], list[dict]]:
 
 
 def arena_cell(config: dict, seed: int, rep: int) -> dict:
-    """One arena run (a pure function, like :func:`bandits.runner.run_cell`, on the wrapped
-    environment): ``{"arrays": regret, comm_up, comm_down per step, "meta": totals, messages, rounds}``."""
-    import json
+    """One arena run: the one run recipe (:func:`bandits.runner.run_regret_cell`) on the wrapped
+    environment (:func:`make_arena_env`): ``{"arrays": regret, comm_up, comm_down, n_active per step,
+    "meta": totals, messages, rounds, ...}``. A run that breaks down numerically (e.g. a network whose
+    training overflows to NaN scores: ``ValueError``, ``FloatingPointError``, ``LinAlgError``) comes back
+    with ``meta["failed"]`` and NaN arrays and is reported by :func:`failures`, never silently dropped."""
+    from ..runner import run_regret_cell
 
-    from ..algorithms import get_algorithm
-    from ..comm import CommLedger
-    from ..runner import _canonical, run_seeds
-    from ..sim import run_regret
+    N = int(config["N"])
 
-    N, T = int(config["N"]), int(config["T"])
-    env = make_arena_env(config["env"], config["protocol"], N, config.get("env_seed", 0))
-    env_ss, alg_ss = run_seeds(seed, rep)
-    rng_env, rng_noise = (np.random.default_rng(s) for s in env_ss.spawn(2))
-    ledger = CommLedger(N, T)
-    cls, params = get_algorithm(config["algorithm"]), dict(config.get("params", {}))
-    if getattr(cls, "needs_network", False):
-        params["network"] = env.network
-        if params.get("kz") == "oracle":
-            params["kz_oracle"] = env.kz_true
-    policy = cls(N, T, env.dim, alg_ss, ledger, **params)
-    try:
-        trace = run_regret(policy, env, T, N, rng_env, rng_noise)
-    except (ValueError, FloatingPointError, np.linalg.LinAlgError) as e:
-        # a run that breaks down numerically (e.g. a network whose training overflows to NaN scores) is
-        # reported as failed, with the error, and left out of the means; never silently dropped
-        nan = np.full(T, np.nan)
-        return {"arrays": {"regret": nan, "comm_up": nan, "comm_down": nan},
-                "meta": {"failed": f"{type(e).__name__}: {e}", "n_agents": N}}
-    messages = int(sum(m.n_receivers for m in ledger.messages) + ledger.deliveries().sum())
-    meta = {"total_up": ledger.total_up, "total_down": ledger.total_down, "messages": messages,
-            "rounds": ledger.rounds(), "comm_by_kind": ledger.by_kind(), "wall_time": trace.wall_time,
-            "n_agents": N, "info_keys": sorted(trace.info)}
-    arrays = {"regret": trace.regret, "comm_up": trace.comm_up, "comm_down": trace.comm_down}
-    return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
+    def arena_env(spec, env_seed):
+        return make_arena_env(spec, config["protocol"], N, env_seed)
+
+    def arena_meta(ctx):
+        if ctx.trace is None:
+            return {}, {}
+        ledger = ctx.ledger
+        messages = int(sum(m.n_receivers for m in ledger.messages) + ledger.deliveries().sum())
+        return {}, {"total_up": ledger.total_up, "total_down": ledger.total_down, "messages": messages,
+                    "rounds": ledger.rounds(), "info_keys": sorted(ctx.trace.info)}
+
+    return run_regret_cell(dict(config, on_divergence="record"), seed, rep, make_env=arena_env, collect=arena_meta,
+                           divergence_errors=(ValueError, FloatingPointError, np.linalg.LinAlgError))
 
 
 # ------------------------------------------------------------------------------ running
