@@ -36,3 +36,13 @@ def test_register_benchmark():
     finally:
         bench.EXTRA_BENCHMARKS.clear()
         bench.EXTRA_BENCHMARKS.update(old)
+
+
+def test_coop_rbf_uncapped_entry_registered_and_runs_at_toy_size():
+    """Issue 29: make bench reports Eager's ms per agent-round on the RBF row at the uncapped ranks."""
+    import math
+
+    e = bench.EXTRA_BENCHMARKS["coop_kernel_ucb_rbf_uncapped"]
+    assert e["unit"] == "ms per agent-round" and callable(e["fn"])
+    ms = bench.bench_coop_kernel_ucb("cpu", row="rbf", features="nystroem", r_limit=None, T=3, V=12)
+    assert math.isfinite(ms) and ms > 0

@@ -26,8 +26,11 @@ def test_params_and_validation():
 def test_ablations_are_opt_in():
     for mode in ("quick", "full"):
         p = E.fig1_params(mode)
-        assert p["oracle"] is False and p["sigma_z_variant"] == 0  # the paper's six curves per row only
-        assert all(set(E.row_methods(p, row)) == set(E.PAPER_METHODS[row]) for row in E.ROWS)
+        assert p["oracle"] is False and p["sigma_z_variant"] == 0  # the paper's six curves per row ...
+        caps = {E.CAP_LABEL.format(m, 4) for m in E.COOPERATIVE} if mode == "full" else set()
+        assert set(E.row_methods(p, "linear")) == set(E.PAPER_METHODS["linear"])
+        assert set(E.row_methods(p, "rbf")) == set(E.PAPER_METHODS["rbf"]) | caps  # ... and full mode's cap ablation
+        assert p["r_limit_rbf"] is None and p["r_limit"] is None  # no cap on the paper's curves (issue 29)
     a = E.fig1_params("full", ablations=True)
     assert a["oracle"] is True and a["sigma_z_variant"] == E.SIGMA_Z_ABLATION
     assert E.fig1_params("full", ablations=True, sigma_z_variant=0.25)["sigma_z_variant"] == 0.25
@@ -62,8 +65,18 @@ def test_tiny_run_claims_and_plot(tmp_path):
     res = E.run_fig1(p, seed=0, n_jobs=1, backend="serial", cache_dir=str(tmp_path), progress=False)
     assert len(res.runs) == (8 + 9) * 3 and (res.runs.R_T >= 0).all()
     claims = E.fig1_claims(res)
-    assert len(claims) == 2 * 4 and all(c.verdict in ("PASS", "FAIL", "INCONCLUSIVE") for c in claims)
-    assert all("3 of the paper's 100 trials" in c.check for c in claims)
+    assert len(claims) == 2 * 5 and all(c.verdict in ("PASS", "FAIL", "INCONCLUSIVE") for c in claims)
+    paper = [c for c in claims if c.kind == "paper"]
+    assert len(paper) == 8 and all("3 of the paper's 100 trials" in c.check for c in paper)
+    assert all(c.source and c.quote in ("verbatim", "paraphrase") for c in claims)
+    # the safeguard held in every cooperative run (no cap asked for), recorded per run
+    safe = {c.id: c for c in claims if c.kind == "implementation"}
+    assert set(safe) == {"fig1-safeguard-linear", "fig1-safeguard-rbf"}
+    assert all(c.verdict == "PASS" for c in safe.values())
+    coop = res.runs[res.runs.method.isin(E.COOPERATIVE)]
+    assert (coop.min_kept_var >= 0.95 - 1e-9).all() and (coop.capped == 0).all() and (coop.rank_last >= 1).all()
+    rt = E.rank_table(res)
+    assert {"rank_last", "min_kept_var", "kz_within", "kz_across", "kz_auc"} <= set(rt.columns)
     assert "γ = " in E.panel_title(res, "linear", "er")
     # cooperative methods are charged for their deliveries, independent ones are not
     r = res.runs.set_index(["row", "method", "rep"])
@@ -76,3 +89,25 @@ def test_tiny_run_claims_and_plot(tmp_path):
     assert "dashed: ablations" in fig._suptitle.get_text()
     res.params = {**res.params, "oracle": False, "sigma_z_variant": 0}  # the default figure: no dashed curves
     assert "dashed" not in E.plot_fig1(res)._suptitle.get_text()
+
+
+def test_claims_scoped_to_the_paper_and_cap_ablation(tmp_path):
+    """Coop ≈ Dist is checked on the Erdős–Rényi panels only (§5: "for the Erdos-Renyi"); the rank-cap
+    ablation runs with r_limit, is recorded as capped, and enters no claim."""
+    p = E.fig1_params("quick", V=8, T_rbf=6, n_runs=3, graphs=["er", "twitch"], rows=["rbf"], n_features=8,
+                      n_embed=8, rank_cap_ablation=1)
+    tasks, labels = E.fig1_tasks(p)
+    lab = E.CAP_LABEL.format("Eager-KernelUCB", 1)
+    assert {cfg["params"]["r_limit"] for (cfg, _), lb in zip(tasks, labels) if lb["method"] == lab} == {1}
+    assert all(cfg["env"]["omega"] == 1.0 and cfg["env"]["rho"] == 0.2 for cfg, _ in tasks)
+    p = dict(p, graphs=["er"])
+    res = E.run_fig1(p, seed=0, n_jobs=1, backend="serial", cache_dir=str(tmp_path), progress=False)
+    ids = [c.id for c in E.fig1_claims(res)]
+    assert "fig1-coop-approx-dist-rbf-er" in ids and not any("approx-dist-rbf-twitch" in i for i in ids)
+    assert all(lab not in c.value for c in E.fig1_claims(res) for lab in [E.CAP_LABEL.format(m, 1) for m in E.COOPERATIVE])
+    capped = res.runs[res.runs.method == lab]
+    assert (capped.capped > 0).any() and (capped.rank_max <= 1).all()
+    with pytest.raises(ParameterError, match="cluster_mode"):
+        E.fig1_params("quick", cluster_mode="stars")
+    assert E.fig1_tasks(E.fig1_params("quick", graphs=["er"], n_runs=1, cluster_mode="clique_cover"))[0][0][0][
+        "env"]["cluster_mode"] == "clique_cover"

@@ -206,7 +206,8 @@ def test_truncation_safeguard_keeps_own_variance(net6):
     info = pol.info()
     assert info["min_Lv2"] >= 0.95 and info["rank_max"] >= 2  # r raised above r_max = 1
     capped = _policy(EagerKernelUCB, net6, env, 12, kz="oracle", r_max=1, r_limit=1)
-    run_regret(capped, env, 12, 6, np.random.default_rng(0), np.random.default_rng(1))
+    with pytest.warns(RuntimeWarning, match="overrides"):  # a cap below the safeguard is never silent
+        run_regret(capped, env, 12, 6, np.random.default_rng(0), np.random.default_rng(1))
     assert capped.info()["min_Lv2"] < 0.95  # the diagnostic shows what the cap cost
 
 
@@ -482,3 +483,43 @@ def test_arm_features_for_every_agent_at_once(net6):
     np.testing.assert_allclose(Fs[3], pol.phi(X[0]), atol=1e-14)
     with pytest.raises(ValueError, match="synchronous"):
         pol._phi_arms(Arms(X[:5], shared=False))
+
+
+# ---------------------------------------------------------------------------------- issue 29
+@pytest.mark.parametrize("name", ["Coop-KernelUCB", "Eager-KernelUCB", "Dist-KernelUCB"])
+def test_safeguard_holds_in_every_model_unless_a_cap_is_asked_for(net6, name):
+    """No rank cap by default: at every refresh of K̂_z (MMD, from round 1) every agent keeps ≥ 95 % of
+    its own variance; a cap below that warns and is recorded, never silent."""
+    import warnings
+
+    env = ClusterEnv(net6, kind="rbf", n_clusters=3)
+    kw = dict(kz="mmd", kernel={"name": "rbf", "lengthscale": 1.0}, n_features=8, n_embed=16, r_max=1)
+    pol = _policy(ALGORITHMS[name], net6, env, 15, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the default never warns
+        run_regret(pol, env, 15, 6, np.random.default_rng(0), np.random.default_rng(1))
+    info = pol.info()
+    assert min(pol.log["min_Lv2"]) >= 0.95 - 1e-12 and info["min_Lv2"] >= 0.95 - 1e-12  # every refresh
+    assert info["capped_agent_refreshes"] == 0 and info["r_limit"] is None
+    assert info["rank_max"] >= 2 and info["rank_last"] >= 1  # raised above r_max = 1 where needed
+    capped = _policy(ALGORITHMS[name], net6, env, 15, r_limit=1, **kw)
+    with pytest.warns(RuntimeWarning, match="overrides"):
+        run_regret(capped, env, 15, 6, np.random.default_rng(0), np.random.default_rng(1))
+    ci = capped.info()
+    assert ci["min_Lv2"] < 0.95 and ci["capped_agent_refreshes"] > 0 and ci["r_limit"] == 1
+
+
+@pytest.mark.parametrize("name", ["Coop-KernelUCB", "Eager-KernelUCB", "Dist-KernelUCB"])
+def test_dual_and_primal_agree_at_the_safeguard_ranks(net6, name):
+    """RBF K_x (RFF), MMD K̂_z truncated at the safeguard's ranks (raised above r_max = 1): the model in
+    dual form with W̃ = L Lᵀ equals the primal model (every round where the dual form is taken)."""
+    env = ClusterEnv(net6, kind="rbf", n_clusters=3)
+    kw = dict(kz="mmd", kernel={"name": "rbf", "lengthscale": 1.0}, n_features=6, n_embed=16, r_max=1)
+    a = _policy(ALGORITHMS[name], net6, env, 14, dual_when_smaller=True, **kw)
+    b = _policy(ALGORITHMS[name], net6, env, 14, dual_when_smaller=False, **kw)
+    used = []
+    orig = a._dual_smaller
+    a._dual_smaller = lambda t, K: used.append(orig(t, K).any()) or orig(t, K)
+    assert _lockstep(a, b, env, 14) < 1e-8
+    assert any(used)
+    assert b.info()["rank_max"] >= 2 and b.info()["min_Lv2"] >= 0.95 - 1e-12

@@ -125,6 +125,11 @@ def test_tiny_run_claims_and_plot(tmp_path):
     by = {c.id: c for c in claims}
     # deterministic checks: message counts on a path by hand, and K_z = I makes Coop independent LinUCB
     assert by["C10-communication"].verdict == "PASS"
+    # issue 29: identities and bookkeeping are implementation checks; every claim says where the paper says it
+    impl = {c.id for c in claims if c.kind == "implementation"}
+    assert impl == {"C4-full-rank-is-independent", "C10-communication"}
+    assert all(c.source and c.quote == "paraphrase" for c in claims)
+    assert by["C6-lemma3-probe"].verdict == "PASS" or by["C6-lemma3-probe"].cause == "paper"
     r = res.runs
     a = r[(r.check == "C4") & (r.method == "Coop-KernelUCB") & (r.x == 4)].sort_values("rep").R_T.to_numpy()
     b = r[(r.check == "C4") & (r.method == "LinUCB")].sort_values("rep").R_T.to_numpy()

@@ -464,7 +464,7 @@ def kz_separation(env: CoopEnv, n: int, sigma_z: float = 1.0, n_embed: int = 128
     """
     from ..algorithms.coop_kernel_ucb import RandomFourierFeatures, kz_from_mmd, mmd_from_embeddings
 
-    if env.setup not in ("linear", "rbf"):
+    if getattr(env, "setup", None) not in ("linear", "rbf"):
         raise ValueError("kz_separation needs a clustered environment (setup 'linear' or 'rbf')")
     rng = np.random.default_rng(_seq("coop-kz-separation", seed))
     V, d = env.V, env.dim

@@ -25,48 +25,43 @@ Choices where the paper is silent (spec ``coop-kernelucb.md`` §2.9, §4, §9.2;
 * the graph of a panel is fixed (``graph_seed``); each trial redraws the bandit (cluster means,
   θ or z and the reward anchors: ``env_seed = rep``) and the context/noise streams; trial ``r`` of
   every method shares them (common random numbers), so the claims are paired over trials;
-* primal path with ``r_max`` = 10 (linear) / 4 (RBF) and ``K̂_z`` refreshed every 10 rounds (full);
-  ``K_x`` (RBF row) by **Nyström features on 32 landmarks** drawn uniformly on the unit sphere
+* primal path (the dual form while it is cheaper, ``dual_when_smaller="auto"``), ``K̂_z`` refreshed every 10
+  rounds (full), **no rank cap** on either row (issue 29): the factor of ``K̂_z`` keeps at least ``r_max``
+  (10 linear / 4 RBF) eigenpairs and is raised until every agent keeps ≥ 95 % of its own variance
+  (``‖L_v‖² ≥ 0.95 W_vv``, the spec's safeguard, §2.7). Every run records its ranks and the smallest
+  kept own variance (``runs``: ``rank_mean``, ``rank_last``, ``rank_max``, ``min_kept_var``, ``capped``;
+  :func:`rank_table`), and the implementation check ``fig1-safeguard-{row}`` asserts it held;
+* the **rank-cap ablation** (``rank_cap_ablation``, full mode 4, quick mode 0 = off): Coop, Eager and Dist
+  on the RBF row with the rank of ``K̂_z`` capped at 4 (``r_limit = 4``), drawn dashed in their colours
+  beside the faithful curves and in no claim. Full mode ran this cap on the paper's curves until
+  2026-11-27 (commit 4ea2f8b: 7 of the row's claims FAILed, independent KernelUCB best on every panel);
+  it overrode the safeguard (agents kept 57–77 % of their own variance), and a cap now warns and counts
+  the agent-refreshes it cut short (``capped``);
+* the RBF row's environment (:mod:`bandits.envs.coop`, issue 29): contexts ``x = normalise(ω z_v + ξ)``
+  with ``ω = 1`` (``omega_rbf``) and network contexts ``z_v`` spread ``ρ = 0.2`` (``rho_rbf``) around
+  their cluster's mean, so that the MMD at the paper's ``σ_z = 1`` orders within-cluster pairs above
+  across-cluster pairs (:func:`bandits.envs.coop.kz_separation`, reported per panel by
+  :func:`rank_table`); until 2026-11-27 ``ω = ρ = 0.5``, under which ``K̂_z`` was nearly constant;
+* ``K_x`` (RBF row) by **Nyström features on 32 landmarks** drawn uniformly on the unit sphere
   (``features_rbf="nystroem"``, ``n_features=32``; every context of this environment is a unit
   vector; :class:`bandits.algorithms.coop_kernel_ucb.NystroemFeatures`), the MMD embedding by 128
-  random Fourier features. The paper uses the exact kernel, whose primal systems are infinite; until
-  2026-11-26 this row used 128 RFF. Measured on 400 uniform unit vectors (ℓ = 2, d = 10): mean
-  ``|k̂ − k|`` 0.003 with 32 Nyström landmarks, 0.058 with 128 RFF (largest error 0.05), and with
-  ``r = 4`` the systems have 128 unknowns instead of 512: Eager on ER(200, 0.7) 0.57 ms of CPU per
-  agent-round against 5.6 ms (T = 30, same loaded machine), about 10× less. ``features_rbf="rff"``
-  with ``n_features=128`` gives the earlier setting;
+  random Fourier features. The paper uses the exact kernel, whose primal systems are infinite.
+  Measured on 400 uniform unit vectors (ℓ = 2, d = 10): mean ``|k̂ − k|`` 0.003 with 32 Nyström
+  landmarks, 0.058 with 128 RFF; ``features_rbf="rff"`` with ``n_features=128`` gives the earlier setting;
+* the agents' clusters (``cluster_mode``): ``"mis_star"`` (Dist-KernelUCB's stars around its centres,
+  spec §7 item 5; default) or ``"clique_cover"`` (Coop-KernelUCB's cliques). With Dist's stars a Dist
+  centre's γ-neighbourhood holds its whole cluster while a Coop clique (≈ 10 agents on ER(200, 0.7))
+  holds part of one, which is why on the linear row's ER panel Coop's regret was 2.1× Dist's (full
+  mode, 2026-11-27);
 * full mode runs ``n_runs = 10`` of the paper's 100 trials per panel (the minimum the issue allows; the
-  figure title and every claim say how many); ``n_runs`` raises it (Dask backend on a cluster). Even 10
-  do **not** fit in 2 hours on 2 cores with the current engine: measured (2 shared cores, CPU time, ER
-  linear panel, V = 200, full parameters, 20 rounds) Eager-KernelUCB 9.6 s and Dist-KernelUCB 6.0 s per
-  round, because the ``‖L_v‖² ≥ 0.95`` safeguard raises the rank of ``K̂_z`` to 130–146 (primal systems
-  of ≈ 1 400 unknowns per agent), i.e. ≈ 2.7 h and 1.7 h per run at T = 1000 for that panel alone;
-  the spec's ≈ 4–15 min per Eager run assumed ``r_max = 10``;
+  figure title and every claim say how many); ``n_runs`` raises it (Dask backend on a cluster);
 * quick mode: ``V = 32``, ``T = 120`` (linear) / 100 (RBF), 4 trials, 32 Nyström landmarks, RFF 64 for
-  the embedding, ``K̂_z`` every round,
-  ``r_max = 5`` (linear), and on the RBF row the rank of ``K̂_z`` capped at 4 (``r_limit_rbf = 4``: the
-  ``‖L_v‖² ≥ 0.95`` safeguard may then stop short).
-* full mode caps the RBF row's rank at 4 too (``r_limit_rbf = 4``). Uncapped it is infeasible: the
-  safeguard asks for r ≈ 77 at t = 1 with σ_z = 1 (systems of r·D unknowns per agent). With 128 RFF
-  Eager took 3.7 ms per agent-round (CPU, one core, T = 30), ≈ 25 CPU-hours for 4 panels × 10 runs
-  at T = 1000. With the 32 Nyström landmarks Eager's own cost falls about tenfold (above), but the
-  row's nine methods together still took 167 s (ER) and 280 s (as-733) of CPU per panel and trial
-  at T = 200 (two runs at a time on 2 cores), ≈ 12 CPU-hours for 4 panels × 10 trials at T = 1000 if
-  linear in T: per-model overhead in the updates and scoring, the K̂_z refreshes (an
-  eigendecomposition per agent every 10 rounds) and the factor updates dominated. Since 2026-11-27 the
-  models of a chunk are scored together, only the ``r_limit`` largest eigenpairs of K̂_z are computed,
-  and the cost model no longer picks per-model factor updates that lose to a batched rebuild: 43 s
-  (ER) and ≈ 67 s (as-733) of CPU per trial of the nine methods at T = 100, ≈ 6 CPU-hours for the
-  row at T = 1000, ≈ 3 h on 2 cores (extrapolated; the per-round cost is flat in t). Measured by the
-  full run of 2026-11-27 (commit a113f81, 2 workers): the row's 360 runs' wall times sum to 23 205 s,
-  ≈ 3.2 h on 2 cores (per run: as-733 78 s, ER 67 s, Twitch 56 s, ego-Facebook 56 s). With the cap
-  the cooperative methods lose to independent KernelUCB on this row; a diagnostic
-  (``tools/coop_rbf_rank_diag.py``, ``figures/coop_kernelucb/NOTE.md``) shows that with the oracle
-  ``K_z`` a cap of 16 instead of 4 reverses that, and with the MMD estimate it barely helps. The linear
-  row uncapped, measured by the same run: its 320 runs' wall times sum to 17 162 s, ≈ 2.4 h on 2 cores
-  (both rows 40 367 s, 5.6 h); Eager-KernelUCB 121–260 s per run depending on the
-  network (0.6–1.3 ms per agent-round), Dist 57–88 s, the independent baselines 10–14 s. The 2.7 h
-  per run in the bullet above predates those speed-ups.
+  the embedding, ``K̂_z`` every round, ``r_max = 5`` (linear), no rank-cap ablation.
+
+Cost. The linear row, measured by the full run of 2026-11-27 (commit a113f81, 2 workers): 320 runs,
+17 162 s of run wall time, ≈ 2.4 h on 2 cores (Eager 121–260 s per run, Dist 57–88 s, the independent
+baselines 10–14 s). The RBF row at the new ranks: see ``figures/coop_kernelucb/NOTE.md`` (measured
+full-size runs and the projection; the row's capped run took 13 057 s for 240 runs).
 """
 from __future__ import annotations
 

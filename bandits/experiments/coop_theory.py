@@ -418,12 +418,18 @@ def _corr_stat(xvals):
     return stat
 
 
-def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
-    """The checks C1–C10 as claims (module docstring)."""
+def theory_claims(res: TheoryResults, level: float = 0.95, method: str | None = None) -> list[Claim]:
+    """The checks C1–C10 as claims (module docstring). Each carries ``kind`` (C4's full-rank identity and
+    C10's ledger are implementation checks), ``quote``, ``source`` and, for a verdict other than PASS, the
+    ``cause`` fixed here before the runs. ``method``: the interval method of :mod:`bandits.claims` for
+    the paired, ratio and statistic checks (``None``: its calibrated default)."""
     from ..claims import Comparison, combine, compare_paired, compare_ratio, compare_statistic, slope_check
 
+    how = {} if method is None else {"method": method}
     p, runs, n = res.params, res.runs, res.params["n_runs"]
     out = []
+    small = dict(cause="setting", cause_note="the theorem is asymptotic (Õ, log factors); our grids, horizons and "
+                 "thresholds are small-size readings of it (spec §5.6)")
 
     # C1 ------------------------------------------------------------------------------------------
     def slope(check, method, lo, hi, label, xmin=None):
@@ -439,23 +445,28 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
           "χ̄(G_γ) = 1)")
     out.append(Claim.from_result("C1-coop-slope", q1, f"complete graph, one cluster, oracle K_z, T = {p['T']}, "
                                  f"{n} runs: log-log slope of Coop (= Eager here) R̂(T) vs V (V ≥ 4) in [−0.7, −0.4]",
-                                 slope("C1", "Eager-KernelUCB", -0.7, -0.4, "slope R̂(T) vs V, Coop", 4)))
+                                 slope("C1", "Eager-KernelUCB", -0.7, -0.4, "slope R̂(T) vs V, Coop", 4),
+                                 quote="paraphrase", source="§5 Results Summary; Theorem 1", **small))
     out.append(Claim.from_result("C1-dist-slope", q1, "same runs: slope of Dist-KernelUCB (copy_policy) in [−0.7, −0.4]",
-                                 slope("C1", "Dist-KernelUCB", -0.7, -0.4, "slope R̂(T) vs V, Dist", 4)))
+                                 slope("C1", "Dist-KernelUCB", -0.7, -0.4, "slope R̂(T) vs V, Dist", 4),
+                                 quote="paraphrase", source="§5 Results Summary; Theorem 2", **small))
     out.append(Claim.from_result("C1-independent-flat", q1, "same runs: slope of independent LinUCB in [−0.1, 0.1]",
-                                 slope("C1", "LinUCB", -0.1, 0.1, "slope R̂(T) vs V, LinUCB", 4)))
+                                 slope("C1", "LinUCB", -0.1, 0.1, "slope R̂(T) vs V, LinUCB", 4),
+                                 quote="paraphrase", source="§5 Results Summary", **small))
 
     # C2 ------------------------------------------------------------------------------------------
     xs, Y = _per_x(runs, "C2", "Coop-KernelUCB")
     cover = np.array([res.networks[("C2", int(g))]["cover"] for g in xs], float)
     V2 = p["path_V"]
     xq = np.sqrt(cover / V2)
-    c2 = compare_statistic({"Y": Y}, _corr_stat(xq), ">", 0.8, label="corr(R̂_Coop(T), √(|𝐂|/V))", level=level)
+    c2 = compare_statistic({"Y": Y}, _corr_stat(xq), ">", 0.8, label="corr(R̂_Coop(T), √(|𝐂|/V))", level=level,
+                           **how)
     q2 = "R̂(T) = O(√(χ̄(G_γ)·T/V)·(…)) (Theorem 1)"
     out.append(Claim.from_result(
         "C2-coop-vs-cover", q2, f"path V = {V2}, γ ∈ {list(map(int, xs))} (|𝐂| = {list(map(int, cover))}), oracle K_z, "
         f"{n} runs: correlation of Coop's mean R̂(T) with √(|𝐂|/V) > 0.8 (bootstrap over runs)", c2,
-        value=c2.text() + "; R̂(T) by γ: " + ", ".join(f"{int(g)}→{v:.2f}" for g, v in zip(xs, Y.mean(0)))))
+        value=c2.text() + "; R̂(T) by γ: " + ", ".join(f"{int(g)}→{v:.2f}" for g, v in zip(xs, Y.mean(0))),
+        quote="paraphrase", source="Theorem 1", **small))
 
     # C3 ------------------------------------------------------------------------------------------
     parts = []
@@ -463,13 +474,14 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
         a = runs[(runs.check == "C3") & (runs.x == k) & (runs.method == "Dist-KernelUCB")].sort_values("rep")
         b = runs[(runs.check == "C3") & (runs.x == k) & (runs.method == "Coop-KernelUCB")].sort_values("rep")
         net = res.networks[("C3", k)]
-        parts.append(compare_paired(a.R_T.to_numpy(), b.R_T.to_numpy(), "<", 0.0, level=level,
+        parts.append(compare_paired(a.R_T.to_numpy(), b.R_T.to_numpy(), "<", 0.0, level=level, **how,
                                     label=f"Mycielski-{k} compl. (α = 2, centres {net['n_c']}, |𝐂| = {net['cover']}): "
                                           f"R̂ Dist − Coop"))
     out.append(Claim.from_result(
         "C3-dist-beats-coop", "R̂(T) = Õ(Υ_z Υ_VT √(α(G_γ)·T/V·log(Vλ/δ))) for Dist-KernelUCB; since α(G_γ) ≤ χ̄(G_γ) "
         "this is tighter (Theorem 2)", f"fixed-arm fully-cooperative env on Mycielski complements k ∈ {p['myc_k']}, "
-        f"oracle K_z, copy_arm, {n} runs: R̂(T) Dist < Coop (paired, every graph)", combine(parts)))
+        f"oracle K_z, copy_arm, {n} runs: R̂(T) Dist < Coop (paired, every graph)", combine(parts),
+        quote="paraphrase", source="Theorem 2", **small))
 
     # C4 ------------------------------------------------------------------------------------------
     q4 = ("R̂(T) = Õ(Υ_z·Υ_VT·√(χ̄(G_γ)·T/V·log(Vλ/δ))) (Corollary 1); Υ_z = V → no benefit from cooperation "
@@ -478,17 +490,20 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
     out.append(Claim.from_result("C4-grows-with-heterogeneity", q4,
                                  f"complete V = {p['hetero_V']}, n_c ∈ {list(map(int, xs4))} equal clusters, oracle K_z, "
                                  f"{n} runs: log-log slope of Coop R̂(T) vs n_c = Υ_z in (0, 1]",
-                                 slope("C4", "Coop-KernelUCB", 1e-9, 1.0, "slope R̂(T) vs Υ_z")))
+                                 slope("C4", "Coop-KernelUCB", 1e-9, 1.0, "slope R̂(T) vs Υ_z"),
+                                 quote="paraphrase", source="Corollary 1; Remark 5", **small))
     a = runs[(runs.check == "C4") & (runs.method == "Coop-KernelUCB") & (runs.x == p["hetero_V"])].sort_values("rep")
     b = runs[(runs.check == "C4") & (runs.method == "LinUCB")].sort_values("rep")
     if len(a):
         r = compare_ratio(a.R_T.to_numpy(), b.R_T.to_numpy(), "<=", 1.05, label="R̂ Coop(n_c = V) / LinUCB",
-                          level=level)
+                          level=level, **how)
         lo_ok = compare_ratio(a.R_T.to_numpy(), b.R_T.to_numpy(), ">=", 0.95, label="R̂ Coop(n_c = V) / LinUCB",
-                              level=level)
+                              level=level, **how)
         out.append(Claim.from_result("C4-full-rank-is-independent", q4,
-                                     "same runs: R̂(T) of Coop at n_c = V over independent LinUCB's in [0.95, 1.05]",
-                                     combine([r, lo_ok])))
+                                     "same runs: R̂(T) of Coop at n_c = V over independent LinUCB's in [0.95, 1.05] "
+                                     "(K_z = I gives others' data zero weight: equal by construction)",
+                                     combine([r, lo_ok]), kind="implementation", quote="paraphrase",
+                                     source="Remark 5", cause="open"))
 
     # C5 ------------------------------------------------------------------------------------------
     cur = res.curves
@@ -501,7 +516,8 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
                          level=level, se="bootstrap", groups=c.rep.to_numpy())
         out.append(Claim.from_result(f"C5-slope-{m.split('-')[0].split()[0].lower()}", q5,
                                      f"linear ER({p['c5_V']}, 0.7) Figure-1 setup, estimated K̂_z, T = {T5}, {n} runs: "
-                                     f"log-log slope of R̂(t) on [T/4, T] {side} {thr}", sc))
+                                     f"log-log slope of R̂(t) on [T/4, T] {side} {thr}", sc,
+                                     quote="paraphrase", source="Theorem 1; §5 (Naive Cooperation)", **small))
 
     # C6 ------------------------------------------------------------------------------------------
     c6 = res.c6
@@ -513,14 +529,19 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
                      f"K_z ≡ 1, T = {p['T']}, {n} runs: LHS ≤ RHS for every clique of every run (B = 1)",
                      f"max LHS/RHS {worst.ratio:.3g} (γ = {int(worst.gamma)}, |C| = {int(worst['size'])}: "
                      f"{worst.lhs:.3g} vs {worst.rhs:.3g}); {len(runs6)} cliques × runs",
-                     verdict="PASS" if bool((runs6.lhs <= runs6.rhs).all()) else "FAIL", effect=float(worst.ratio)))
+                     verdict="PASS" if bool((runs6.lhs <= runs6.rhs).all()) else "FAIL", effect=float(worst.ratio),
+                     quote="paraphrase", source="Lemma 3", cause="paper",
+                     cause_note="the proof's step (15) evaluates σ at the wrong point (spec §7 item 9); the probe "
+                     "below is a counterexample to the statement"))
     pr = c6[c6.kind == "adversarial probe"].iloc[0]
     out.append(Claim("C6-lemma3-probe", q6, f"adversarial sequence (spec §7 item 9; the lemma is stated for any "
                      f"actions): complete graph, γ = 1, |C| = {p['probe_m']} agents all choosing the same new basis "
                      f"direction of R^{p['probe_D']} each round: LHS ≤ RHS",
                      f"LHS {pr.lhs:.3g} vs RHS {pr.rhs:.3g} (ratio {pr.ratio:.3g})",
                      verdict="PASS" if pr.lhs <= pr.rhs else "FAIL", effect=float(pr.ratio),
-                     note="a FAIL here is a counterexample to the lemma as stated, not a bug of the algorithm"))
+                     note="a FAIL here is a counterexample to the lemma as stated, not a bug of the algorithm",
+                     quote="paraphrase", source="Lemma 3", cause="paper",
+                     cause_note="the lemma is stated for any actions; D·m > m + D·log(1 + m) for this sequence"))
 
     # C7 ------------------------------------------------------------------------------------------
     c7 = res.c7
@@ -529,7 +550,8 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
     out.append(Claim("C7-lemma4-bound", "Υ̂_T ≤ 2Υ_z(Υ^x_T + log T) for K = K_z ⊙ K_x (Lemma 4)",
                      f"points on S^{p['d'] - 1}, N ∈ {p['c7_N']}, n_c ∈ {p['c7_nc']}: log det(I + K/λ) ≤ 2 n_c "
                      "(Υ^x_N + log N) for every (N, n_c), Υ^x_N greedy (a lower bound: conservative)",
-                     f"max logdet/bound {worst:.3g}", verdict="PASS" if ok_bound else "FAIL", effect=worst))
+                     f"max logdet/bound {worst:.3g}", verdict="PASS" if ok_bound else "FAIL", effect=worst,
+                     quote="paraphrase", source="Lemma 4", cause="paper"))
     grows = all(np.all(np.diff(g.sort_values("n_c").logdet.to_numpy()) > 0) for _, g in c7.groupby("N"))
     at_most = bool((c7.ratio <= c7.n_c + 1e-9).all())
     out.append(Claim("C7-grows-with-rank", "Υ̂_T ≤ 2Υ_z(Υ^x_T + log T): information gain at most linear in Υ_z = "
@@ -537,7 +559,8 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
                      "G(n_c)/G(1) ≤ n_c", "; ".join(f"N={N}: " + ", ".join(f"{int(r.n_c)}→{r.ratio:.2f}"
                                                                           for r in g.itertuples())
                                                    for N, g in c7.groupby("N")),
-                     verdict="PASS" if grows and at_most else "FAIL"))
+                     verdict="PASS" if grows and at_most else "FAIL", quote="paraphrase", source="Lemma 4",
+                     cause="paper"))
 
     # C8 ------------------------------------------------------------------------------------------
     c8 = res.c8
@@ -546,7 +569,8 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
     out.append(Claim.from_result(
         "C8-mmd-rate", "|log(K̂_{z,t}(u,v)/K_z(u,v))| ≤ (1/σ_z²)(sup_P 𝔑_t(H,P) + 2c√(log(1/δ)/(2t))) (Lemma 2): O(1/√t)",
         f"{p['mmd_agents']} agents N(m_u, {p['mmd_s']:g}²I_{p['mmd_d']}), RBF k_P ℓ = {p['mmd_ell']:g}, exact "
-        f"V-statistic, t ≤ {p['mmd_t_max']}, {n} runs: log-log slope of the max error vs t in [−0.65, −0.35]", sc))
+        f"V-statistic, t ≤ {p['mmd_t_max']}, {n} runs: log-log slope of the max error vs t in [−0.65, −0.35]", sc,
+        quote="paraphrase", source="Lemma 2", **small))
 
     # C9 ------------------------------------------------------------------------------------------
     pts_x, cols = [], []
@@ -563,11 +587,13 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
         r = runs[(runs.check == chk) & (runs.x == x) & (runs.method == "Eager-KernelUCB")].sort_values("rep")
         Ys.append(r.R_T.to_numpy(float))
     Y9 = np.stack(Ys, axis=1)
-    c9 = compare_statistic({"Y": Y9}, _corr_stat(pts_x), ">", 0.0, label="corr(R̂_Eager(T), √((γ+α)/V))", level=level)
+    c9 = compare_statistic({"Y": Y9}, _corr_stat(pts_x), ">", 0.0, label="corr(R̂_Eager(T), √((γ+α)/V))", level=level,
+                           **how)
     out.append(Claim.from_result(
         "C9-eager-conjecture", "We conjecture that a regret guarantee of the order Õ(√((γ+α(G_γ))T/V)) exists for this "
         "algorithm in the linear case (§7)", f"{len(cols)} graphs of C1 (complete, V ≥ 2) and C2 (path powers), "
-        f"{n} runs: correlation of Eager's mean R̂(T) with √((γ + α(G_γ))/V) > 0 (bootstrap over runs)", c9))
+        f"{n} runs: correlation of Eager's mean R̂(T) with √((γ + α(G_γ))/V) > 0 (bootstrap over runs)", c9,
+        quote="paraphrase", source="§7 (conjecture)", **small))
 
     # C10 -----------------------------------------------------------------------------------------
     V2, T = p["path_V"], p["T"]
@@ -598,7 +624,9 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
                      f"Eager, Coop's accepted deliveries = same-clique pairs within reach; {p['d'] + 3} scalars "
                      "per message", "; ".join(lines) + ("" if ok else f"; mismatch at γ {sorted(set(bad))}, "
                                                          f"same={same}, accepted={acc_ok}"),
-                     verdict="PASS" if ok else "FAIL"))
+                     verdict="PASS" if ok else "FAIL", kind="implementation", quote="paraphrase",
+                     source="§3.1 (message passing)", cause="open",
+                     cause_note="the ledger is charged by the formula it is compared with: a bookkeeping check"))
     return out
 
 
