@@ -1,4 +1,6 @@
-"""CoPE-KB through the runner: seeding across workers, the pipeline on a tiny grid, errors."""
+"""CoPE-KB through the runner: seeding across workers, the pipeline on a tiny grid, claim labels, errors."""
+import re
+
 import numpy as np
 import pytest
 
@@ -30,10 +32,60 @@ def test_pipeline_and_claims_on_a_tiny_grid(tmp_path):
     s = ex.fc_summary(fc, p["V"])
     assert {"IndRAGE/V", "CoKernelFC"} <= set(s.method)
     ids = [c.id for c in ex.fc_claims(fc, p) + ex.fb_claims(fb, p)]
-    assert "fig2a-matches-V-speedup" in ids and "fig3-lowest-error-rank1" in ids
-    assert len(ex.plot_fig2(fc, p).axes) == 3 and len(ex.plot_fig3(fb, p).axes) == 3
+    assert "fig2a-matches-V-speedup" in ids and "fig3-lowest-error-rank1" in ids and "fig3c-not-above-peace" in ids
+    assert len(ex.plot_fig2(fc, p).axes) == 3 and len(ex.plot_fig3(fb, p).axes) == 6  # error and budget rows
     # FB never spends more than the budget
     assert (fb.S <= fb["T"] + 1e-9).all()
+
+
+def _paper_text():
+    from pathlib import Path
+
+    path = Path("/work/shared/papers/cope-kb.txt")
+    return re.sub(r"\s+", " ", path.read_text()) if path.exists() else None
+
+
+def test_every_claim_labelled_and_verbatim_quotes_in_the_paper(tmp_path):
+    """Both readings of IndAlloc and both IndPeaceFB variants run; every claim has a kind, a source, and a
+    verbatim quote is the paper's words; IndAlloc reading A is never compared with CoKernelFC/FB at rank 1."""
+    p = ex.cope_params("quick", deltas=[0.8], fc_runs=2, alba_runs=1, budgets=[7000, 30000], fb_runs=2,
+                       fc_methods=["CoKernelFC", "CoKernel-IndAlloc-A", "CoKernel-IndAlloc-B", "IndRAGE"])
+    kw = dict(seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    fc, fb = ex.run_fc(p, **kw), ex.run_fb(p, **kw)
+    assert set(fb.method) == set(ex.FB_METHODS) | set(ex.FB_VARIANTS)
+    claims = ex.fc_claims(fc, p) + ex.fb_claims(fb, p) + ex.run_claims(fc, fb, p)
+    byid = {c.id: c for c in claims}
+    assert byid["fig2-indalloc-A-is-CoKernelFC-rank1"].verdict == "PASS"
+    assert byid["fig3-indalloc-A-is-CoKernelFB-rank1"].verdict == "PASS"
+    assert "IndAlloc-A" not in byid["fig2-best-rank1"].check.split("(")[1].split(")")[0]
+    assert all(not d.startswith("rank 1: error CoKernelFB − CoKernelFB-IndAlloc")
+               for d in byid["fig3-lowest-error-rank1"].detail)
+    for cid in ("fig2a-matches-V-speedup", "fig2b-between", "fig2c-no-gain", "fig2-speedup-shrinks", "C3-rounds",
+                "C4-messages", "fig3-budget-spent"):
+        assert byid[cid].kind == "implementation", cid
+    for cid in ("fig2-best-rank1", "fig2-best-rank2", "fig3-lowest-error-rank1", "fig3-approaches-peace",
+                "fig3c-not-above-peace", "C5-delta-correct", "C8-error-exponent"):
+        assert byid[cid].kind == "paper", cid
+    text = _paper_text()
+    for c in claims:
+        assert c.source, c.id
+        if c.quote == "verbatim" and text is not None:
+            assert "..." not in c.claim and c.claim in text, c.id
+    # the budget shares: CoKernelFB 2/R of TV with R = 4 / 5 / 6, reading B and Peace 2/4, uniform all
+    b = ex.budget_table(fb).groupby(["rank", "method"]).mean()
+    for rank, R in ((1, 4), (2, 5), (5, 6)):
+        assert b[(rank, "CoKernelFB")] == pytest.approx(2 / R, rel=1e-3)
+        assert b[(rank, "CoKernelFB-IndAlloc-B")] == pytest.approx(0.5, rel=1e-3)
+        assert b[(rank, "IndPeaceFB-pooled")] == pytest.approx(0.5, rel=1e-3)
+        assert b[(rank, "IndUniformFB")] == pytest.approx(1.0, rel=1e-3)
+
+
+def test_theorem1_xi_condition_closed_form():
+    # rank 1: the round-1 design gives max ‖φ_i − φ_j‖²_{A⁻¹} = ρ*_1 = 12 (ξ → 0); θ* = 0.1 + Δ·(0..3)
+    lhs, rhs = ex.theorem1_xi_condition(1, 0.1, 1e-8)
+    assert lhs == pytest.approx(np.sqrt(1e-8 * 12), rel=1e-4)
+    assert rhs == pytest.approx(0.1 / (32 * 1.1 * np.linalg.norm(0.1 + 0.1 * np.arange(4))), rel=1e-12)
+    assert ex.theorem1_xi_condition(1, 0.1, 1e-6)[0] <= rhs < ex.theorem1_xi_condition(1, 0.1, 1e-5)[0]
 
 
 def test_parameters_are_validated_by_name():

@@ -169,6 +169,51 @@ def test_indalloc_reading_A_and_B():
     assert trB.samples_per_agent == pytest.approx(5 * 251, rel=0.01)
 
 
+def test_indalloc_reading_B_closed_form_rank1():
+    # theory constants (deterministic elimination), rank 1: every agent sizes its batch from its local
+    # ρ_v = 12 = ρ*_1, so reading B pays V times CoKernelFC's samples, exactly IndRAGE's (δ/V per copy)
+    from bandits.algorithms.rage import IndRAGE
+
+    for dm in (0.4, 0.8):
+        inst = cope_instance(1, dm)
+        a = _run(CoKernelFC, inst, 1, constants="theory")[1]
+        b = _run(CoKernelIndAlloc, inst, 1, constants="theory", reading="B")[1]
+        c = run_pure_exploration(IndRAGE(_Public(inst), 1, CommLedger(inst.V, 64), constants="theory"), inst,
+                                 np.random.default_rng(1))
+        assert b.samples_per_agent == pytest.approx(inst.V * a.samples_per_agent, rel=1e-9)
+        assert b.samples_per_agent == pytest.approx(c.samples_per_agent, rel=1e-9)
+        assert b.rounds == a.rounds and b.correct.all()
+    with pytest.raises(ValueError, match="reading"):
+        CoKernelIndAlloc(_Public(cope_instance(1, 0.8)), 0, reading="C")
+
+
+@pytest.mark.parametrize("rank", [1, 2, 5])
+def test_fb_indalloc_reading_B_schedule(rank):
+    # reading B: each agent's own Peace schedule, ω_v = 12 → R_v = 4, N_v = ⌊T/4⌋ per round on its own
+    # arms; 6 → 3 → 1 arms in 2 rounds, so every agent spends exactly 2⌊T/4⌋ of its T
+    inst = cope_instance(rank, 0.05)
+    T = 7001
+    pol, tr = _run(CoKernelFBIndAlloc, inst, 0, T=T, reading="B")
+    info = pol.info()
+    assert info["reading"] == "B" and info["R_v"] == [4] * inst.V and info["N_v"] == [T // 4] * inst.V
+    assert info["omega_v"] == pytest.approx([12.0] * inst.V, rel=1e-4)
+    assert tr.rounds == 2 and info["cuts"][0] == [3] * inst.V
+    np.testing.assert_array_equal(tr.samples.sum(axis=0), [2 * (T // 4)] * inst.V)  # (rounds, V) pulls
+    assert tr.samples_per_agent == 2 * (T // 4) <= T
+    # reading A keeps CoKernelFB's literal R = 4 / 5 / 6
+    assert CoKernelFBIndAlloc(_Public(inst), 0, T=T).R == {1: 4, 2: 5, 5: 6}[rank]
+    with pytest.raises(ValueError, match="reading"):
+        CoKernelFBIndAlloc(_Public(inst), 0, T=T, reading="C")
+
+
+def test_fb_indalloc_reading_A_is_cokernelfb_at_rank1():
+    inst = cope_instance(1, 0.05)
+    a = _run(CoKernelFB, inst, 3, T=9000)[1]
+    b = _run(CoKernelFBIndAlloc, inst, 3, T=9000)[1]
+    assert a.samples_per_agent == b.samples_per_agent
+    np.testing.assert_array_equal(a.recommended, b.recommended)
+
+
 # ------------------------------------------------------------------------------ communication
 def test_messages_counted_by_hand():
     # toy: V = 2, n = 2 → 2n = 4 scalars per agent per round, 8 per round

@@ -154,3 +154,22 @@ def test_ind_peace_fb_gaussian_width_option():
     np.testing.assert_array_equal(out[0].recommended, out[1].recommended)
     with pytest.raises(ValueError, match="complexity"):
         IndPeaceFB(inst, np.random.SeedSequence(7), CommLedger(inst.V, 64), T=3000, complexity="width")
+
+
+def test_c1_c2_c6_claims_are_implementation_checks(tmp_path):
+    """C1, C2 and C6 (bandits.experiments.cope_kb.theory_claims, the cope_theory notebook) hold by
+    construction on the block instances: implementation checks; C6 names the ξ that meet Theorem 1's
+    condition (here 1e-6 meets it, 1e-4 does not)."""
+    from bandits.experiments import cope_kb as ex
+
+    p = ex.cope_params("quick", V=3, cases=[1, 2, 3])
+    tp = dict(ex.theory_params("quick"), c1_deltas=[0.4], c1_runs=2, c2_V=[1, 2, 3], c2_runs=2, c2_delta=0.4,
+              c6_runs=2, c6_xis=[1e-6, 1e-4], c6_delta=0.4)
+    kw = dict(seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
+    c1, c2, c6 = ex.run_c1(p, tp, **kw), ex.run_c2(p, tp, **kw), ex.run_c6(p, tp, **kw)
+    claims = ex.theory_claims(c1, c2, p, tp, c6)
+    assert [c.id for c in claims] == ["C1-g-over-V", "C1-g-over-V-practical", "C2-agents", "C2-agents-rankV",
+                                      "C6-small-xi"]
+    assert all(c.kind == "implementation" and c.source for c in claims)
+    assert claims[0].verdict == "PASS"  # theory constants: exactly g/V
+    assert "condition met for ξ ∈ {1e-06}" in claims[-1].value
