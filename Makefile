@@ -1,7 +1,9 @@
 # bandits: build the environment, regenerate the figures, run the tests.  GNU make.
 #
 #   make figures    fetch the missing data, run every notebook in full mode into figures/<name>/
+#   make quick      the same in quick mode into results/quick/<name>/ (minutes)
 #   make test       unit tests, then the notebooks under nbval (claims cells)
+#   make site       the companion website (Sphinx + myst-nb) into docs/_build/html
 #   make help       list the targets
 #
 # Every variable below can be overridden: `make figures N_JOBS=8 NOTEBOOKS=notebooks/foo.ipynb`.
@@ -23,6 +25,11 @@ TORCH_VERSION ?= 2.13.0
 # A running dask.distributed scheduler ("tcp://host:port"): when set, the notebooks run with
 # backend=dask and scheduler=$(SCHEDULER), and DASK_SCHEDULER_ADDRESS is exported (dask's own variable).
 SCHEDULER ?=
+# More papermill options for every notebook run by figures/quick, e.g. PM_ARGS='-p n_runs 3'. Every
+# -p/-r NAME is checked against each notebook's parameters cell before anything runs.
+PM_ARGS ?=
+# More options for `make lab` (e.g. LAB_ARGS='--port 8890 --no-browser'); --allow-root is added as root.
+LAB_ARGS ?=
 # One BLAS/OpenMP thread per process: parallelism comes from joblib workers (N_JOBS).
 OMP_NUM_THREADS ?= 1
 OPENBLAS_NUM_THREADS ?= 1
@@ -53,7 +60,7 @@ STAMP := $(VENV)/.stamp
 # the lab start the venv's Python.
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH))
 
-.PHONY: help env figures quick test lab bench data lock clean distclean
+.PHONY: help env figures quick test lab bench data lock clean distclean site
 
 help: ## list the targets
 	@echo "usage: make TARGET [VAR=value ...]"
@@ -81,15 +88,20 @@ NB_DATASETS = $(shell $(VPY) tools/nbtools.py datasets $(NB_IPYNB))
 comma := ,
 NB_SCHEDULER = $(if $(strip $(SCHEDULER)),-p backend dask -p scheduler $(strip $(SCHEDULER)))
 
-# $(1): mode (full|quick); $(2): output root, one folder per notebook. The executed copies lose the
-# jupytext pairing metadata (so Lab never pairs them).
+# $(1): mode (full|quick); $(2): output root, one folder per notebook. First, before any run, every
+# output folder must be writable and every PM_ARGS parameter known (tools/nbtools.py preflight). Each
+# notebook runs under tools/pmrun.py: progress in the terminal (runs done / total, cached and computed,
+# ETA, warnings as they happen; one summary line when not a terminal), no kernel noise, and no process
+# left behind if papermill dies. The executed copies lose the jupytext pairing metadata (so Lab never
+# pairs them).
 define run_notebooks
 	@if [ -z "$(strip $(NOTEBOOKS))" ]; then echo "no notebooks in notebooks/: nothing to run"; fi
+	@$(VPY) tools/nbtools.py preflight "$(2)" $(NB_IPYNB) -- $(PM_ARGS)
 	@for nb in $(NB_IPYNB); do \
 	  name=$$(basename "$$nb" .ipynb); out="$(2)/$$name"; mkdir -p "$$out"; \
 	  echo "== $$nb -> $$out/$$name.ipynb (mode $(1), n_jobs $(N_JOBS)$(if $(strip $(SCHEDULER)),$(comma) scheduler $(strip $(SCHEDULER))))"; \
-	  $(VENV)/bin/papermill "$$nb" "$$out/$$name.ipynb" -k python3 --cwd . \
-	    -p mode $(1) -p n_jobs $(N_JOBS) -p out "$$out" $(NB_SCHEDULER); \
+	  $(VPY) tools/pmrun.py --label "$$name" -- "$$nb" "$$out/$$name.ipynb" -k python3 --cwd . \
+	    -p mode $(1) -p n_jobs $(N_JOBS) -p out "$$out" $(NB_SCHEDULER) $(PM_ARGS); \
 	  $(VPY) tools/nbtools.py unpair "$$out/$$name.ipynb"; \
 	done
 endef
@@ -136,8 +148,11 @@ endif
 # Served from the repository root (so jupytext finds jupytext.toml) and opened on notebooks/. The
 # jupytext server extension installed in the venv pairs each notebooks/<name>.ipynb with its .py:
 # saving either updates both.
-lab: $(STAMP) ## JupyterLab on notebooks/, with jupytext pairing (.py and .ipynb saved together)
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks
+# As root (containers, many cloud machines) Jupyter refuses to start without --allow-root: it is added
+# when the user id is 0. LAB_ARGS passes anything else (--port, --no-browser, --ip ...).
+LAB_ROOT = $(if $(filter 0,$(shell id -u)),--allow-root)
+lab: $(STAMP) ## JupyterLab on notebooks/, with jupytext pairing (.py and .ipynb saved together); LAB_ARGS=...
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks $(LAB_ROOT) $(LAB_ARGS)
 
 bench: $(STAMP) ## run the benchmarks (bandits.bench)
 	$(VPY) -m bandits.bench

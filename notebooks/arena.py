@@ -40,10 +40,10 @@
 # %% tags=["parameters"]
 # parameters
 mode = "quick"          # "quick" | "full"
-seed = 0                # master seed: run r uses SeedSequence(seed, spawn_key=(r,))
+seed = 0                # master seed: run r uses the r-th child of SeedSequence(seed)
 n_jobs = 2              # worker processes
 backend = "loky"        # "serial" | "loky" | "threading" | "dask"
-scheduler = None        # a running dask scheduler ("tcp://host:8786") for backend="dask"
+scheduler = None        # a running dask scheduler ("tcp://host:8786"), used with backend "dask"
 out = "results/quick/arena"   # output folder (relative paths are from the repository root)
 cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 envs = None             # None: all six, or a subset of ["h1", "hartmann4", "cosine", "f1", "magic", "shuttle"]
@@ -56,7 +56,7 @@ from bandits.experiments.common import (validate_common, resolve_out, default_ca
                                         claims_table, write_claims, write_provenance)
 from bandits.experiments import arena as ex
 
-validate_common(mode, seed, n_jobs, backend, out)
+validate_common(mode, seed, n_jobs, backend, out, datasets=["magic", "shuttle"])
 resolve_scheduler(scheduler, backend)
 params = ex.arena_params(mode, envs=envs, protocols=protocols, n_runs=n_runs)
 out_dir = resolve_out(out)

@@ -51,7 +51,7 @@ mode = "quick"          # "quick" | "full"
 seed = 0
 n_jobs = 2
 backend = "loky"        # "serial" | "loky" | "threading" | "dask"
-scheduler = None        # a running dask scheduler ("tcp://host:8786") for backend="dask"; None: $DASK_SCHEDULER_ADDRESS, else a local cluster
+scheduler = None        # a running dask scheduler ("tcp://host:8786"), used with backend "dask"; None: $DASK_SCHEDULER_ADDRESS, else a local cluster
 out = "results/quick/async_kernelucb"
 cache_dir = None
 envs = None             # None: all six, or a subset of ["f1", "f2", "magic", "mushroom", "movielens", "yelp"]
@@ -66,7 +66,7 @@ from bandits.experiments.common import (validate_common, resolve_out, default_ca
 from bandits.experiments import async_kernelucb as ex
 from bandits.plotting import save_figure
 
-validate_common(mode, seed, n_jobs, backend, out)
+validate_common(mode, seed, n_jobs, backend, out, datasets=["magic", "mushroom", "movielens", "yelp"])
 resolve_scheduler(scheduler, backend)   # validated; every dask sweep below then uses that cluster
 params = ex.async_params(mode, envs=envs, heavy_runs=heavy_runs)
 out_dir = resolve_out(out)

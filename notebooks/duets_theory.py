@@ -33,7 +33,7 @@ mode = "quick"          # "quick" | "full"
 seed = 0
 n_jobs = 2
 backend = "loky"        # "serial" | "loky" | "threading" | "dask"
-scheduler = None        # a running dask scheduler ("tcp://host:8786") for backend="dask"; None: $DASK_SCHEDULER_ADDRESS, else a local cluster
+scheduler = None        # a running dask scheduler ("tcp://host:8786"), used with backend "dask"; None: $DASK_SCHEDULER_ADDRESS, else a local cluster
 out = "results/quick/duets_theory"
 cache_dir = None
 

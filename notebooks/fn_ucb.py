@@ -62,7 +62,7 @@ from bandits.experiments.common import (validate_common, resolve_out, default_ca
                                         claims_table, write_claims, write_provenance, write_results_csv)
 from bandits.experiments import fn_ucb as ex
 
-validate_common(mode, seed, n_jobs, backend, out)
+validate_common(mode, seed, n_jobs, backend, out, datasets=["shuttle", "magic"])
 params = ex.fn_params(mode, figures=figures, n_runs=n_runs, T=T, official=official, device=device)
 out_dir = resolve_out(out)
 out_dir.mkdir(parents=True, exist_ok=True)

@@ -47,7 +47,7 @@ mode = "quick"          # "quick" | "full"
 seed = 0                # master seed: run r uses SeedSequence(seed).spawn(...)[r]
 n_jobs = 2              # worker processes
 backend = "loky"        # "serial" | "loky" | "threading" | "dask"
-scheduler = None        # a running dask scheduler ("tcp://host:8786") for backend="dask"; None: $DASK_SCHEDULER_ADDRESS, else a local cluster
+scheduler = None        # a running dask scheduler ("tcp://host:8786"), used with backend "dask"; None: $DASK_SCHEDULER_ADDRESS, else a local cluster
 out = "results/quick/fn_ucb_theory"  # output folder (relative paths are from the repository root)
 cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 device = "cpu"          # torch device of the networks: "cpu" (the tested default), "cuda", or "auto" (CUDA when torch sees a GPU)

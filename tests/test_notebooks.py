@@ -96,6 +96,31 @@ def test_convention_parameters_and_claims_cell(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_papermill_parses_every_parameter(name, caplog):
+    """papermill's own parser (``--help-notebook``, unknown-parameter warnings) finds every name of the
+    parameters cell, without "Unable to parse line" (an '=' inside a comment breaks its parser), and the
+    validation call checks the datasets the notebook declares (issue 26)."""
+    from papermill.translators import PythonTranslator
+
+    nb = jupytext.read(NB_DIR / f"{name}.py")
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", ()))
+    with caplog.at_level("WARNING", logger="papermill"):
+        found = [p.name for p in PythonTranslator.inspect(cell)]
+    assert not [r for r in caplog.records if "Unable to parse" in r.getMessage()], caplog.text
+    assigned = [t.id for n in ast.parse(cell.source).body if isinstance(n, ast.Assign)
+                for t in n.targets if isinstance(t, ast.Name)]
+    assert found == assigned, f"notebooks/{name}.py: papermill sees {found}, the cell assigns {assigned}"
+    declared = nb.metadata.get("bandits", {}).get("datasets") or []
+    calls = [n for c in nb.cells if c.cell_type == "code" and "validate_common(" in c.source
+             for n in ast.walk(ast.parse(c.source))
+             if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "validate_common"]
+    assert len(calls) == 1, f"notebooks/{name}.py: one validate_common(...) call expected"
+    kw = {k.arg: ast.literal_eval(k.value) for k in calls[0].keywords}
+    assert sorted(kw.get("datasets", [])) == sorted(declared), (
+        f"notebooks/{name}.py: validate_common(..., datasets=...) must name the declared datasets {declared}")
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_committed_ipynb_keeps_only_the_claims_output(name):
     nb = nbformat.read(NB_DIR / f"{name}.ipynb", as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]

@@ -7,6 +7,11 @@ Usage::
     python tools/nbtools.py times OUT_ROOT NOTEBOOK ...  # wall time and cells of each executed copy
                                                          # (OUT_ROOT/<name>/<name>.ipynb), printed and
                                                          # written to OUT_ROOT/TIMES.md
+    python tools/nbtools.py params NOTEBOOK              # the names its parameters cell assigns
+    python tools/nbtools.py preflight OUT_ROOT NOTEBOOK ... [-- PAPERMILL_OPTIONS]
+                                                         # before any run: every OUT_ROOT/<name> a
+                                                         # writable folder, every -p/-r NAME known to
+                                                         # every notebook; exit 2 naming what is wrong
 
 A notebook's datasets are ``metadata["bandits"]["datasets"]`` (kept in the ``.py`` header by
 jupytext); a NOTEBOOK argument may name either file of a pair (``notebooks/X.py`` or ``.ipynb``).
@@ -45,6 +50,67 @@ def datasets(notebooks) -> list[str]:
             raise SystemExit(f"nbtools: {nb}: metadata bandits.datasets must be a list of names, got {names!r}")
         seen.update(dict.fromkeys(names))
     return list(seen)
+
+
+def parameters(notebook) -> list[str]:
+    """The names the notebook's ``parameters`` cell assigns (what ``-p NAME VALUE`` may set)."""
+    import ast
+
+    cells = [c for c in _read(_ipynb(notebook)).get("cells", [])
+             if c.get("cell_type") == "code" and "parameters" in (c.get("metadata", {}).get("tags") or [])]
+    if not cells:
+        return []
+    src = cells[0].get("source", "")
+    src = "".join(src) if isinstance(src, list) else src
+    names = []
+    for node in ast.parse(src).body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) else []
+        names += [t.id for t in targets if isinstance(t, ast.Name)]
+    return names
+
+
+def papermill_names(options) -> list[str]:
+    """The parameter names papermill options set (``-p/--parameters NAME VALUE``, ``-r/--parameters_raw
+    NAME VALUE``); ``-y``/``-f`` (YAML) are not looked into."""
+    names, opts = [], list(options)
+    for i, o in enumerate(opts):
+        if o in ("-p", "--parameters", "-r", "--parameters_raw") and i + 1 < len(opts):
+            names.append(opts[i + 1])
+    return names
+
+
+def _writable_folder(path: Path) -> str | None:
+    """None when ``path`` is (or can be made) a folder this process can write into, else why not."""
+    import tempfile
+
+    if path.exists() and not path.is_dir():
+        return "is a file, not a folder"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path, prefix=".write-probe-")
+        import os
+
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror or exc})"
+    return None
+
+
+def preflight(out_root, notebooks, options) -> list[str]:
+    """What is wrong before any notebook runs: output folders and unknown parameters (one line each)."""
+    problems = []
+    for nb in notebooks:
+        name = _ipynb(nb).stem
+        why = _writable_folder(Path(out_root) / name)
+        if why:
+            problems.append(f"output folder (parameter 'out') {Path(out_root) / name} {why}")
+        known = parameters(nb)
+        for n in papermill_names(options):
+            if n not in known:
+                problems.append(f"unknown parameter {n!r} for {_ipynb(nb)}; its parameters: {', '.join(known)}")
+    return problems
 
 
 def unpair(paths) -> None:
@@ -105,13 +171,24 @@ def times_table(out_root, notebooks) -> str:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv or argv[0] not in ("datasets", "unpair", "times"):
+    if not argv or argv[0] not in ("datasets", "unpair", "times", "params", "preflight"):
         raise SystemExit(__doc__)
     cmd, args = argv[0], argv[1:]
     if cmd == "datasets":
         print(" ".join(datasets(args)))
     elif cmd == "unpair":
         unpair(args)
+    elif cmd == "params":
+        for nb in args:
+            print(" ".join(parameters(nb)))
+    elif cmd == "preflight":
+        if not args:
+            raise SystemExit("usage: python tools/nbtools.py preflight OUT_ROOT NOTEBOOK ... [-- OPTIONS]")
+        rest, options = (args[:args.index("--")], args[args.index("--") + 1:]) if "--" in args else (args, [])
+        problems = preflight(Path(rest[0]), rest[1:], options)
+        for p in problems:
+            print(f"error: {p}", file=sys.stderr)
+        return 2 if problems else 0
     else:
         if not args:
             raise SystemExit("usage: python tools/nbtools.py times OUT_ROOT NOTEBOOK ...")

@@ -90,8 +90,17 @@ def check_number(name: str, value, positive: bool = True) -> None:
         raise ParameterError(f"parameter {name!r} must be > 0, got {value}")
 
 
-def validate_common(mode, seed, n_jobs, backend, out) -> None:
-    """Validate the parameters every notebook has."""
+def validate_common(mode, seed, n_jobs, backend, out, datasets=()) -> None:
+    """Validate the parameters every notebook has, before any run.
+
+    Besides each parameter's type and range: ``out`` must be a folder this process can write (an
+    existing file, or a read-only folder, is a :class:`ParameterError` naming ``out``, raised here
+    rather than when ``results.csv`` is written after the sweep); ``datasets`` (the names the
+    notebook declares in its metadata ``bandits.datasets``) must be in the data home
+    (:func:`check_datasets`: a ``DataNotFoundError`` naming the files and the fetch command); and
+    under papermill, a parameter injected with ``-p NAME VALUE`` that the notebook's ``parameters``
+    cell does not define is a :class:`ParameterError` naming it (:func:`check_injected_parameters`).
+    """
     check_choice("mode", mode, MODES)
     check_int("seed", seed, 0)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
@@ -99,6 +108,97 @@ def validate_common(mode, seed, n_jobs, backend, out) -> None:
     check_choice("backend", backend, BACKENDS)
     if not isinstance(out, (str, os.PathLike)) or not str(out):
         raise ParameterError(f"parameter 'out' must be a folder path, got {out!r}")
+    check_injected_parameters()
+    check_out_writable(out)
+    if datasets:
+        check_datasets(datasets)
+
+
+def check_out_writable(out) -> Path:
+    """``out`` (relative paths from the repository root, as :func:`resolve_out`) must be a folder this
+    process can create files in: it is created if missing, and a probe file is written and removed
+    (``os.access`` is not enough: root passes it on a read-only folder, a read-only mount fails it
+    only on write). Raises :class:`ParameterError` naming ``out``. Returns the resolved folder."""
+    import tempfile
+
+    p = resolve_out(out)
+    if p.exists() and not p.is_dir():
+        raise ParameterError(f"parameter 'out' must be a folder, but {str(out)!r} ({p}) is a file")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=p, prefix=".write-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except (OSError, FileExistsError) as exc:
+        raise ParameterError(f"parameter 'out': cannot write into the folder {str(out)!r} ({p}): "
+                             f"{exc.strerror or exc}; choose a writable folder (-p out PATH)") from exc
+    return p
+
+
+def check_datasets(datasets) -> None:
+    """Every dataset of ``datasets`` (registry names: the notebook's metadata ``bandits.datasets``) is
+    in the data home with its checksum, else ``DataNotFoundError`` naming the missing files, the data
+    home and the command that fetches them (before any run, not when a loader first needs a file)."""
+    from ..data import registry
+    from ..data.errors import DataNotFoundError
+
+    names = [datasets] if isinstance(datasets, str) else list(datasets)
+    gone = registry.missing(names)
+    if gone:
+        home = os.environ.get("BANDITS_DATA_DIR") or str(registry.default_data_dir())
+        files = ", ".join(f.path for f in gone)
+        raise DataNotFoundError(
+            f"this notebook needs the datasets {', '.join(names)}; missing or invalid in the data home {home}: "
+            f"{files}. Fetch them with `make data` or `python -m bandits.data ensure --only {' '.join(names)}` "
+            "(or set BANDITS_DATA_DIR to a folder that holds them)")
+
+
+def _assigned_names(source: str) -> list[str]:
+    """The names a cell's top-level assignments bind (``a = 1``, ``a: int = 1``, ``a = b = 1``)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    names = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) else []
+        names += [t.id for t in targets if isinstance(t, ast.Name)]
+    return names
+
+
+def check_injected_parameters(history=None) -> None:
+    """Under papermill, an injected parameter the notebook does not define is an error naming it.
+
+    papermill runs the cell it injects (first line ``# Parameters``, the values of ``-p NAME VALUE``)
+    right after the notebook's ``parameters`` cell, and only warns about an unknown name; a misspelt
+    ``-p modee full`` would then run quick mode and exit 0. This reads the kernel's input history
+    (``In``; ``history`` for tests): the last cell that starts with ``# Parameters`` and the cell
+    before it (the ``parameters`` cell). Names papermill adds itself (``PM_*``) are allowed. Outside
+    IPython, or when no injected cell ran, nothing is checked."""
+    if history is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return
+        ip = get_ipython()
+        history = list(ip.user_ns.get("In", [])) if ip is not None else []
+    cells = [h for h in history if isinstance(h, str)]
+    idx = [i for i, h in enumerate(cells) if h.lstrip().startswith("# Parameters")]
+    if not idx or idx[-1] == 0:
+        return
+    injected = _assigned_names(cells[idx[-1]])
+    defined = set(_assigned_names(cells[idx[-1] - 1]))
+    if not defined:
+        return
+    unknown = [n for n in injected if n not in defined and not n.startswith("PM_")]
+    if unknown:
+        raise ParameterError(
+            f"unknown parameter{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}: this notebook's "
+            f"parameters are {', '.join(sorted(defined))} (papermill -p NAME VALUE; "
+            "`papermill --help-notebook NOTEBOOK` lists them)")
 
 
 def default_cache_dir() -> str:

@@ -1,0 +1,242 @@
+"""The user's side of running notebooks (issue 26): inputs checked before the work, through make and
+through papermill; progress and no noise (tools/pmrun.py); no process left behind by a killed run;
+``make lab`` as root.
+
+The papermill tests run small notebooks written here (a kernel start each, a few seconds), never the
+papers' notebooks.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+PYTHON = sys.executable
+sys.path.insert(0, str(ROOT / "tools"))
+import nbtools  # noqa: E402
+import pmrun  # noqa: E402
+
+
+def _make(*args, env=None, timeout=120):
+    """``make`` in the repository without rebuilding the environment (-o: the stamp counts as made)."""
+    stamp = os.path.relpath(VENV / ".stamp", ROOT)
+    return subprocess.run(["make", "--no-print-directory", "-o", stamp, f"VPY={PYTHON}", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def _kernel_env(tmp_path, **extra):
+    env = dict(os.environ, JUPYTER_PATH=str(VENV / "share" / "jupyter"), BANDITS_CACHE_DIR=str(tmp_path / "cache"))
+    env.update(extra)
+    return env
+
+
+def _notebook(path: Path, params: str, body: str) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    cell = nbformat.v4.new_code_cell(params)
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [cell, nbformat.v4.new_code_cell(body)]
+    nbformat.write(nb, path)
+    return path
+
+
+COMMON = ('mode = "quick"          # "quick" | "full"\nseed = 0\nn_jobs = 1\nbackend = "serial"\n'
+          'scheduler = None        # a dask scheduler, used with backend "dask"\nout = "{out}"\n')
+
+
+# ------------------------------------------------------------------------------------ through make
+def test_make_rejects_an_unknown_parameter_before_any_run(tmp_path):
+    r = _make("quick", "NOTEBOOKS=notebooks/duets.ipynb", f"QUICK_DIR={tmp_path}", "PM_ARGS=-p modee full")
+    assert r.returncode != 0
+    assert "unknown parameter 'modee'" in r.stderr and "mode, seed" in r.stderr, r.stderr
+    assert "==" not in r.stdout.replace("== data", ""), "a notebook started"  # nothing ran
+    assert not (tmp_path / "duets" / "duets.ipynb").exists()
+
+
+def test_make_rejects_an_output_folder_that_is_a_file(tmp_path):
+    (tmp_path / "duets").write_text("not a folder")
+    r = _make("quick", "NOTEBOOKS=notebooks/duets.ipynb", f"QUICK_DIR={tmp_path}")
+    assert r.returncode != 0
+    assert "parameter 'out'" in r.stderr and "is a file" in r.stderr, r.stderr
+
+
+def test_make_lab_passes_lab_args_and_allow_root_as_root():
+    r = _make("-n", "lab", "LAB_ARGS=--port 8899 --no-browser")
+    assert r.returncode == 0, r.stderr
+    line = [x for x in r.stdout.splitlines() if "jupyter lab" in x][0]
+    assert "--port 8899 --no-browser" in line
+    assert ("--allow-root" in line) == (os.geteuid() == 0), line
+
+
+def test_nbtools_parameters_and_preflight(tmp_path):
+    assert nbtools.parameters(ROOT / "notebooks" / "duets.ipynb")[:6] == \
+        ["mode", "seed", "n_jobs", "backend", "scheduler", "out"]
+    assert nbtools.papermill_names(["-p", "a", "1", "-r", "b", "x", "--parameters", "c", "2", "-k", "p"]) == \
+        ["a", "b", "c"]
+    assert nbtools.preflight(tmp_path, ["notebooks/duets.ipynb"], ["-p", "n_runs", "2"]) == []
+
+
+# ----------------------------------------------------------------------------- through papermill
+def _papermill(nb, out_nb, *args, env, timeout=120):
+    return subprocess.run([str(VENV / "bin" / "papermill"), str(nb), str(out_nb), "-k", "python3",
+                           "--no-progress-bar", *args], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def test_papermill_unknown_parameter_read_only_out_and_missing_data(tmp_path):
+    """From papermill as from make: ``-p modee full`` fails naming it (papermill only warns); ``out``
+    pointing at a file fails naming ``out``; a declared dataset absent from the data home fails with the
+    fetch hint, before the (here: marker) run."""
+    out = tmp_path / "out"
+    marker = tmp_path / "ran"
+    nb = _notebook(tmp_path / "nb.ipynb", COMMON.format(out=out),
+                   "from bandits.experiments.common import validate_common\n"
+                   'validate_common(mode, seed, n_jobs, backend, out, datasets=["magic"])\n'
+                   f"open({str(marker)!r}, 'w').write('ran')\n")
+    data = tmp_path / "data"
+    data.mkdir()
+    env = _kernel_env(tmp_path, BANDITS_DATA_DIR=str(data))
+
+    r = _papermill(nb, tmp_path / "a.ipynb", "-p", "modee", "full", env=env)
+    assert r.returncode != 0 and "unknown parameter 'modee'" in r.stderr + r.stdout, r.stderr[-2000:]
+    (tmp_path / "afile").write_text("x")
+    r = _papermill(nb, tmp_path / "b.ipynb", "-p", "out", str(tmp_path / "afile"), env=env)
+    assert r.returncode != 0 and "parameter 'out'" in r.stderr and "is a file" in r.stderr, r.stderr[-2000:]
+    r = _papermill(nb, tmp_path / "c.ipynb", env=env)
+    assert r.returncode != 0 and "DataNotFoundError" in r.stderr and "magic" in r.stderr
+    assert "python -m bandits.data ensure --only magic" in r.stderr, r.stderr[-2000:]
+    assert not marker.exists()
+
+
+def test_read_only_out_is_an_error_naming_out_before_any_run(tmp_path):
+    """A read-only folder: as a user, chmod 555; as root (which writes anyway), a read-only bind mount in
+    a user namespace (``unshare -rm``); skipped where neither can be had."""
+    from bandits.experiments.common import ParameterError, validate_common
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    if os.geteuid() != 0:
+        ro.chmod(0o555)
+        with pytest.raises(ParameterError, match="parameter 'out'.*cannot write"):
+            validate_common("quick", 0, 1, "serial", str(ro))
+        return
+    code = ("from bandits.experiments.common import validate_common\n"
+            f"validate_common('quick', 0, 1, 'serial', {str(ro)!r})")
+    script = f"mount --bind {ro} {ro} && mount -o remount,bind,ro {ro} && exec {PYTHON} -c \"{code}\""
+    try:
+        r = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=60,
+                           cwd=ROOT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"no read-only folder can be made here as root (unshare: {exc})")
+    if "mount" in r.stderr and "ParameterError" not in r.stderr:
+        pytest.skip(f"no read-only bind mount here as root: {r.stderr.strip()[:200]}")
+    assert r.returncode != 0 and "ParameterError: parameter 'out'" in r.stderr and "Read-only" in r.stderr, r.stderr
+
+
+def test_validate_common_out_is_a_file(tmp_path):
+    from bandits.experiments.common import ParameterError, validate_common
+
+    f = tmp_path / "f"
+    f.write_text("x")
+    with pytest.raises(ParameterError, match="parameter 'out' must be a folder"):
+        validate_common("quick", 0, 1, "serial", str(f))
+
+
+def test_injected_parameters_checked_from_history():
+    from bandits.experiments.common import ParameterError, check_injected_parameters
+
+    params = "mode = 'quick'\nseed = 0\n"
+    check_injected_parameters(["", params, "# Parameters\nmode = \"full\"\n", "validate()"])
+    check_injected_parameters(["", params, "validate()"])  # Lab, plain python: nothing injected
+    with pytest.raises(ParameterError, match="unknown parameter 'modee'.*mode, seed"):
+        check_injected_parameters(["", params, "# Parameters\nmodee = \"full\"\n", "validate()"])
+
+
+# --------------------------------------------------------------------------- tools/pmrun.py
+def test_pmrun_quiet_success_and_progress_lines(tmp_path):
+    """A successful run under pmrun (not a terminal): no papermill noise, no kernel warnings, one summary
+    line that counts the sweep's runs; the sweep wrote its events to the progress channel."""
+    nb = _notebook(tmp_path / "nb.ipynb", COMMON.format(out=tmp_path / "out"),
+                   "from bandits.runner import sweep\n"
+                   "cfg = {'loop': 'regret', 'env': {'name': 'synthetic', 'kind': 'linear', 'dim': 2, 'K': 3},\n"
+                   "       'algorithm': 'linucb', 'params': {}, 'N': 1, 'T': 3}\n"
+                   "import bandits.runner as R\n"
+                   "R.run_cell = lambda c, s, r: {'arrays': {'x': __import__('numpy').zeros(1)}, 'meta': {}}\n"
+                   "res, st = sweep([(cfg, 0), (cfg, 1)], 0, backend='serial', cache_dir=None, desc='toy')\n")
+    r = subprocess.run([PYTHON, str(ROOT / "tools" / "pmrun.py"), "--label", "toy", "--", str(nb),
+                        str(tmp_path / "o.ipynb"), "-k", "python3"], capture_output=True, text=True,
+                       env=_kernel_env(tmp_path), timeout=120)
+    assert r.returncode == 0, r.stderr
+    for noise in ("Unable to parse", "KeyboardInterrupt caught", "without encryption", "Executing",
+                  "Input Notebook"):
+        assert noise not in r.stderr + r.stdout, r.stderr
+    assert "toy: done in" in r.stderr and "2 runs (0 cached, 2 computed)" in r.stderr, r.stderr
+
+
+def test_progress_channel_events(tmp_path, monkeypatch):
+    from bandits import runner
+
+    log = tmp_path / "p.jsonl"
+    monkeypatch.setenv("BANDITS_PROGRESS", str(log))
+    monkeypatch.setattr(runner, "run_cell", lambda c, s, r: {"arrays": {"x": __import__("numpy").zeros(2)},
+                                                            "meta": {"failed": "FloatingPointError: x"} if r else {}})
+    runner.sweep([({"a": 1}, 0), ({"a": 1}, 1)], 0, backend="serial", cache_dir=tmp_path / "c", progress=False,
+                 desc="toy")
+    (tmp_path / "c").joinpath(next(p.name for p in (tmp_path / "c").glob("*.npz"))).write_text("bad")
+    with pytest.warns(runner.CacheWarning):
+        runner.sweep([({"a": 1}, 0), ({"a": 1}, 1)], 0, backend="serial", cache_dir=tmp_path / "c",
+                     progress=False, desc="toy")
+    evs = [json.loads(x) for x in log.read_text().splitlines()]
+    kinds = [e["ev"] for e in evs]
+    assert kinds[:5] == ["start", "run", "run", "warning", "end"]
+    assert evs[0]["total"] == 2 and evs[0]["cached"] == 0 and "diverged" in evs[3]["message"]
+    assert kinds[5:7] == ["start", "warning"] and "unreadable" in evs[6]["message"] and evs[5]["cached"] == 1
+    prog = pmrun.Progress("toy", str(log), open(os.devnull, "w"), tty=False, quiet=True)
+    prog.poll()
+    assert prog.sweeps == 2 and prog.total == 4 and prog.cached == 1 and prog.computed == 3 and prog.warnings == 3
+
+
+def test_killed_papermill_leaves_no_process_behind(tmp_path):
+    """kill -9 of papermill mid-sweep: pmrun ends the kernel, loky's workers and its resource tracker."""
+    pids = tmp_path / "pids"
+    nb = _notebook(tmp_path / "nb.ipynb", "x = 1\n",
+                   "import os, time\nfrom joblib import Parallel, delayed\n"
+                   "w = Parallel(n_jobs=2, backend='loky')(delayed(os.getpid)() for _ in range(8))\n"
+                   f"open({str(pids)!r}, 'w').write(' '.join(map(str, set(w))))\ntime.sleep(120)\n")
+    proc = subprocess.Popen([PYTHON, str(ROOT / "tools" / "pmrun.py"), "--", str(nb), str(tmp_path / "o.ipynb"),
+                             "-k", "python3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=_kernel_env(tmp_path))
+    try:
+        deadline = time.monotonic() + 90
+        while not pids.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert pids.exists(), "the notebook never started its loky workers"
+        time.sleep(0.5)
+        tree = pmrun.descendants(proc.pid)
+        workers = [int(p) for p in pids.read_text().split()]
+        assert set(workers) <= set(tree) and len(tree) >= 4, (tree, workers)  # papermill, kernel, workers, tracker
+        papermill = [p for p in tree if Path(f"/proc/{p}/stat").exists()
+                     and int(open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1]) == proc.pid][0]
+        os.kill(papermill, signal.SIGKILL)
+        proc.wait(timeout=30)
+        time.sleep(0.2)
+        left = [p for p in tree if pmrun._alive(p)]
+        assert not left, f"left behind: {left}"
+        assert proc.returncode == 128 + signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for p in pmrun.descendants(proc.pid):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
