@@ -1,4 +1,4 @@
-r"""Claims with their uncertainty: paired comparisons, ratios, equivalence and slopes (issue 11).
+r"""Claims with their uncertainty: paired comparisons, ratios, equivalence and slopes (issues 11 and 23).
 
 Every method of a figure sees the same environment stream under one seed (common random numbers:
 run ``rep`` of every method draws its contexts and noise from ``SeedSequence(seed, spawn_key=(rep,))``),
@@ -11,13 +11,46 @@ but whose spread is much smaller than that of :math:`\bar a - \bar b` computed f
 independent samples whenever :math:`a_r` and :math:`b_r` are positively correlated
 (:math:`\operatorname{Var} \bar d = (\sigma_a^2 + \sigma_b^2 - 2\rho\sigma_a\sigma_b)/n`).
 
-Interval methods (``method``), all at a stated two-sided ``level`` (default 95 %):
+Calibrated defaults (issue 23; ``method=None`` everywhere means these)
+-----------------------------------------------------------------------
 
-* ``"percentile"`` (default) and ``"bca"``: bootstrap interval of the statistic over resampled
-  runs (the pairs are resampled together), by :func:`scipy.stats.bootstrap` with
-  ``n_boot = 10 000`` resamples drawn from a :class:`numpy.random.Generator` seeded with a fixed
-  ``seed`` (:data:`SEED` unless given): the same runs always give the same interval, so nbval can
-  compare the printed table.
+A verdict is meant to be wrong at most at its nominal rate: a one-sided claim decided by a
+two-sided 95 % interval must PASS at most 2.5 % of the time when the claimed effect is absent, at
+every run count a committed claim uses (n = 3 upwards). The percentile bootstrap does not do
+that at small n (it never leaves the range of the data: at n = 3 a null PASSes about 13 % of the
+time), so the defaults are small-sample intervals:
+
+* paired mean differences (:func:`compare_paired`, :func:`compare_equivalent`, :func:`interval`):
+  **Student t** on the differences, :math:`\bar d \pm t_{n-1, 1-\alpha/2}\, s_d/\sqrt n`. Exact for
+  normal differences; under the null of "no effect" :math:`a_r` and :math:`b_r` are exchangeable,
+  so :math:`d_r` is symmetric about 0, and the t-test is conservative for symmetric heavy-tailed
+  differences (Efron 1969);
+* ratios of means :math:`\bar a / \bar b` (:func:`compare_ratio`, the equivalence ratio form):
+  **Fieller**. ":math:`\bar a/\bar b < \rho_0`" is ":math:`\overline{a - \rho_0 b} < 0`", decided by the
+  paired t-test of :math:`a - \rho_0 b`; the reported interval is Fieller's, the set of
+  :math:`\rho` that the paired t-test of :math:`a - \rho b` does not reject (so the interval and the
+  verdict agree); an unbounded Fieller set (:math:`\bar b` not distinguishable from 0) gives
+  INCONCLUSIVE;
+* unpaired differences (:func:`compare_unpaired`): **Welch** t;
+* any other statistic (:func:`compare_statistic`): the hull (smallest interval containing all
+  three) of the **jackknife-t** interval (:math:`\hat\theta \pm t_{n-1}\,\mathrm{SE_{jack}}`, which is
+  Student's interval for a mean), the **bootstrap-t** interval (studentised by the jackknife SE
+  within each resample; infinite at n = 3, where a resample repeating one run has no spread)
+  and the percentile bootstrap interval (which guards a statistic whose leave-one-out values do
+  not move, e.g. a rank statistic). At n = 3 a generic statistic is therefore INCONCLUSIVE;
+* slopes (:func:`slope_check`, :func:`compare_slopes`): decided by their interval
+  (``rule="interval"``), the OLS Student interval on :math:`m-2` degrees of freedom, or with
+  ``se="bootstrap"`` (runs resampled) the same hull as for a statistic, over runs.
+
+The false-PASS rates and the power of these rules at each run count are measured by
+:func:`null_pass_rate` and :func:`power_table` (tests/test_claims_calibration.py, docs/statistics.md).
+
+Other interval methods (``method``), all at a stated two-sided ``level`` (default 95 %):
+
+* ``"percentile"`` and ``"bca"``: bootstrap interval of the statistic over resampled runs (the
+  pairs are resampled together), by :func:`scipy.stats.bootstrap` with ``n_boot = 10 000``
+  resamples from a :class:`numpy.random.Generator` seeded with a fixed ``seed`` (:data:`SEED`
+  unless given). **Not calibrated at small n** (kept for comparison, and for large n).
 * ``"sign"``: the exact distribution-free interval for the **median** difference from the order
   statistics, :math:`[d_{(k)}, d_{(n-k+1)}]` with the largest :math:`k` such that
   :math:`P(\mathrm{Bin}(n, \tfrac12) \le k-1) \le (1-\text{level})/2`; infinite when no such
@@ -26,27 +59,37 @@ Interval methods (``method``), all at a stated two-sided ``level`` (default 95 %
   :math:`(d_i + d_j)/2, i \le j`) with its exact interval :math:`[W_{(k)}, W_{(M-k+1)}]`,
   :math:`M = n(n+1)/2`, :math:`k` from the exact null distribution of the signed-rank statistic
   (normal approximation for :math:`n > 60`); infinite when :math:`n` is too small (:math:`n < 6`).
-* ``"t"``: Student's interval :math:`\bar d \pm t_{n-1}\, s/\sqrt n` (also used for slopes).
+* ``"t"``: Student's interval (the default).
 
-The verdict (:func:`verdict`) is three-valued and fixed by the interval alone: **PASS** when the
-interval lies on the claimed side of the threshold, **FAIL** when it lies entirely on the other
-side, **INCONCLUSIVE** when it straddles the threshold. Thresholds are arguments fixed before the
-runs; a check's threshold is never changed after seeing a result without saying so in the
-claim's own text.
+Verdicts (:func:`verdict`) are three-valued and fixed by the interval alone: **PASS** when the
+interval lies strictly on the claimed side of the threshold, **FAIL** when it lies on the other
+side, **INCONCLUSIVE** when it straddles or touches the threshold.
+
+* ``"<"``: PASS iff ``hi < t``, FAIL iff ``lo >= t``; ``">"`` mirrored.
+* ``"<="``: PASS iff ``hi < t + margin``, FAIL iff ``lo > t + margin``; ``">="`` mirrored
+  (``lo > t − margin``, ``hi < t − margin``). **Ties do not pass**: without a margin
+  (``margin=None``, i.e. 0) an interval touching the threshold, ``[0, 0]`` included, is
+  INCONCLUSIVE. An equivalence margin (``margin=m > 0``, "A at most B, within m") must be fixed
+  before the runs and named in the claim's text. An exact identity is an equivalence claim with
+  margin 0 (:func:`compare_equivalent`), not an inequality.
+
+Thresholds and margins are arguments fixed before the runs; a check's threshold is never changed
+after seeing a result without saying so in the claim's own text.
+
+Diverged runs (``diverged=``): a run whose value is not finite (NaN, inf: a diverged or failed
+run) is never silently dropped. ``diverged="error"`` (default) raises; ``"worst"`` counts it as
+the worst outcome of the comparison (the worst finite value observed in either sample;
+``worse="higher"`` for regrets and costs, ``"lower"`` for rewards); ``"inconclusive"`` makes the
+result INCONCLUSIVE. Either way the note says "k of n runs diverged" (:func:`handle_diverged`).
 
 Few runs (documented behaviour):
 
-* ``n < MIN_RUNS`` (3) paired runs: no interval is computed (a bootstrap of one or two values
-  only reproduces them); the result is INCONCLUSIVE with the interval ``(nan, nan)``, printed
-  as "no interval (n = 2 < 3 runs)".
-* A bootstrap interval of a mean never leaves the range of the data, so when all :math:`n`
-  differences lie on one side the percentile/BCa interval does too, however small :math:`n`
-  (from :math:`n = 3`). The exact sign test needs :math:`n \ge 6` for that at 95 %. Every result
-  therefore also prints how many runs favour the claim and the exact one-sided sign-test
-  p-value (:attr:`Comparison.p_sign`), so "3/3 runs, sign p = 0.125" is visible beside a
-  PASS; ``method="sign"`` or ``"wilcoxon"`` give the conservative verdict.
+* ``n < MIN_RUNS`` (3) paired runs: no interval is computed; the result is INCONCLUSIVE with the
+  interval ``(nan, nan)``, printed as "no interval (n = 2 < 3 runs)".
+* Every result also prints how many runs favour the claim and the exact one-sided sign-test
+  p-value (:attr:`Comparison.p_sign`).
 * All differences equal (e.g. a deterministic communication count): the interval is the point
-  :math:`[d, d]`.
+  :math:`[d, d]` (for ``"<="`` at the threshold: INCONCLUSIVE, see ties).
 
 Several comparisons behind one claim (:func:`combine`): "A below every baseline" is an
 intersection of one-sided claims, tested by the intersection–union principle: PASS only if every
@@ -57,35 +100,45 @@ and its parts must be computed at the Bonferroni level :func:`bonferroni_level`.
 Slopes (:func:`fit_slope`, :func:`slope_check`): the least-squares slope of ``log y`` on
 ``log x`` with its OLS standard error :math:`\mathrm{SE} = \sqrt{\frac{\sum_i r_i^2/(m-2)}
 {\sum_i (u_i - \bar u)^2}}` on the :math:`m` fitted points and the Student interval on
-:math:`m-2` degrees of freedom (or a bootstrap over runs, ``se="bootstrap"``). As the issue asks,
-a slope/bound check keeps its own test (``rule="point"``: the fitted slope against the threshold,
-PASS or FAIL) and reports the slope with its SE and interval; ``rule="interval"`` makes it
-three-valued like the comparisons.
+:math:`m-2` degrees of freedom (or over runs, ``se="bootstrap"``). ``rule="interval"`` (default)
+decides by the interval like every comparison; ``rule="point"`` (the fitted slope against the
+threshold, PASS or FAIL, uncalibrated) is kept only as an explicit opt-in.
 
-No module here uses a global random state; :func:`scipy.stats.bootstrap` receives the Generator.
+No function here uses a global random state; every resample draws from a seeded Generator.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["LEVEL", "N_BOOT", "SEED", "MIN_RUNS", "METHODS", "VERDICTS", "SIDES", "Comparison", "SlopeFit",
+__all__ = ["LEVEL", "N_BOOT", "SEED", "MIN_RUNS", "METHODS", "DEFAULT_METHOD", "VERDICTS", "SIDES", "DIVERGED",
+           "Comparison", "SlopeFit",
            "paired", "interval", "verdict", "equivalence_verdict", "compare_paired", "compare_unpaired",
            "compare_ratio", "compare_equivalent", "compare_statistic", "combine", "bonferroni_level",
-           "fit_slope", "slope_check", "compare_slopes", "sign_test_p", "format_interval", "fnum"]
+           "fit_slope", "slope_check", "compare_slopes", "sign_test_p", "format_interval", "fnum",
+           "resolve_method", "method_label", "handle_diverged", "fieller_interval", "null_pass_rate",
+           "power_table"]
 
 LEVEL = 0.95
 N_BOOT = 10_000
+N_BOOT_T = 2_000  # resamples of the studentised part of compare_statistic (each needs n jackknife statistics)
 SEED = 11  # issue 11; fixed so that the same runs always give the same interval
 MIN_RUNS = 3
 METHODS = ("percentile", "bca", "sign", "wilcoxon", "t")
+#: What ``method=None`` means for a paired difference (issue 23: calibrated at small n).
+DEFAULT_METHOD = "t"
 VERDICTS = ("PASS", "FAIL", "INCONCLUSIVE")
 SIDES = ("<", "<=", ">", ">=")
+#: Policies for a non-finite (diverged) run: raise, count it as the worst outcome, or INCONCLUSIVE.
+DIVERGED = ("error", "worst", "inconclusive")
 _METHOD_NAMES = {"percentile": "percentile bootstrap", "bca": "BCa bootstrap", "sign": "exact sign-test",
                  "wilcoxon": "exact Wilcoxon (Hodges–Lehmann)", "t": "Student t", "ols": "OLS",
-                 "bootstrap": "bootstrap over runs"}
+                 "bootstrap": "bootstrap over runs", "fieller": "Fieller (paired t)", "welch": "Welch t",
+                 "jackknife": "jackknife-t ∪ bootstrap-t ∪ percentile bootstrap",
+                 "jackknife-runs": "jackknife-t ∪ bootstrap-t ∪ percentile over runs", "ols-welch": "OLS, Welch t"}
 
 
 def fnum(x, digits: int = 2) -> str:
@@ -109,6 +162,21 @@ def format_interval(lo, hi, digits: int = 2) -> str:
     return f"[{fnum(lo, digits)}, {fnum(hi, digits)}]"
 
 
+def resolve_method(method, allowed=METHODS, default: str = DEFAULT_METHOD) -> str:
+    """``method`` checked against ``allowed``; ``None`` is the calibrated ``default``."""
+    if method is None:
+        return default
+    _check_method(method, allowed)
+    return method
+
+
+def method_label(method) -> str:
+    """Words for an interval method (``None``: the calibrated default), e.g. for a claim's check text."""
+    if method is None:
+        return "Student t (calibrated default)"
+    return _METHOD_NAMES.get(method, str(method))
+
+
 # ------------------------------------------------------------------------------ checks of inputs
 def _check_level(level):
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
@@ -117,7 +185,8 @@ def _check_level(level):
 
 def _check_method(method, allowed=METHODS):
     if method not in allowed:
-        raise ValueError(f"parameter 'method' must be one of {list(allowed)}, got {method!r}")
+        raise ValueError(f"parameter 'method' must be one of {list(allowed)} or None (the calibrated default), "
+                         f"got {method!r}")
 
 
 def _check_side(side):
@@ -125,27 +194,40 @@ def _check_side(side):
         raise ValueError(f"parameter 'side' must be one of {list(SIDES)}, got {side!r}")
 
 
-def _vec(name, x) -> np.ndarray:
+def _check_margin(side, margin):
+    if margin is None:
+        return 0.0
+    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(margin) or margin < 0:
+        raise ValueError(f"parameter 'margin' must be a finite number >= 0, got {margin!r}")
+    if side not in ("<=", ">="):
+        raise ValueError(f"parameter 'margin' only applies to '<=' and '>=' claims, got side {side!r}")
+    return float(margin)
+
+
+def _vec(name, x, finite: bool = True) -> np.ndarray:
     a = np.asarray(x, dtype=float).ravel()
     if a.size == 0:
         raise ValueError(f"parameter {name!r} must hold at least one run, got an empty array")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"parameter {name!r} must be finite, got {a!r}")
+    if finite and not np.all(np.isfinite(a)):
+        raise ValueError(f"parameter {name!r} must be finite, got {a!r}; for diverged runs pass "
+                         f"diverged='worst' or 'inconclusive' (never drop them)")
     return a
 
 
-def paired(a, b, reps_a=None, reps_b=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def paired(a, b, reps_a=None, reps_b=None, *, finite: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Align two per-run samples on their run index (the common-random-numbers pairing).
 
     Args:
         a, b: per-run values, shapes ``(n_a,)`` and ``(n_b,)``.
         reps_a, reps_b: run indices of ``a`` and ``b`` (shapes as ``a``, ``b``); without them the
             runs are paired by position and ``a``, ``b`` must have the same length.
+        finite: raise on a non-finite value (``False``: keep it, for :func:`handle_diverged`).
 
     Returns:
         ``(a_r, b_r, reps)`` on the runs present in both, sorted by run index.
     """
-    a, b = _vec("a", a), _vec("b", b)
+    a, b = _vec("a", a, finite), _vec("b", b, finite)
     if reps_a is None and reps_b is None:
         if a.shape != b.shape:
             raise ValueError(f"paired samples need the same number of runs, got {a.size} and {b.size}; "
@@ -166,17 +248,82 @@ def paired(a, b, reps_a=None, reps_b=None) -> tuple[np.ndarray, np.ndarray, np.n
     return a[ia], b[ib], common
 
 
+def handle_diverged(a, b=None, policy: str = "error", worse: str = "higher"):
+    """Apply a diverged-run policy to per-run values (non-finite = diverged). Never drops a run.
+
+    Args:
+        a, b: per-run values of the two methods (``b`` may be None for one sample), paired by position.
+        policy: ``"error"`` (raise if any value is not finite), ``"worst"`` (each non-finite value
+            becomes the worst finite value observed in ``a`` and ``b`` together: the largest when
+            ``worse="higher"``, e.g. regret or cost, the smallest when ``"lower"``),
+            ``"inconclusive"`` (values kept; the caller makes its result INCONCLUSIVE).
+        worse: which direction is worse for the metric.
+
+    Returns:
+        ``(a, b, k, note)``: the values (non-finite ones replaced under ``"worst"``), the number of
+        runs with a diverged value, and a note ``"k of n runs diverged (A: i, B: j) ..."`` (``""``
+        when none diverged).
+    """
+    if policy not in DIVERGED:
+        raise ValueError(f"parameter 'diverged' must be one of {list(DIVERGED)}, got {policy!r}")
+    if worse not in ("higher", "lower"):
+        raise ValueError(f"parameter 'worse' must be 'higher' or 'lower', got {worse!r}")
+    a = np.asarray(a, dtype=float).ravel().copy()
+    b = None if b is None else np.asarray(b, dtype=float).ravel().copy()
+    bad_a = ~np.isfinite(a)
+    bad_b = np.zeros(a.shape, bool) if b is None else ~np.isfinite(b)
+    k = int(np.sum(bad_a | bad_b))
+    if k == 0:
+        return a, b, 0, ""
+    n = a.size
+    who = f"A: {int(bad_a.sum())}" + ("" if b is None else f", B: {int(bad_b.sum())}")
+    if policy == "error":
+        raise ValueError(f"{k} of {n} runs diverged ({who}): non-finite values; pass diverged='worst' (count them "
+                         "as the worst outcome) or 'inconclusive'; never drop them")
+    if policy == "inconclusive":
+        return a, b, k, f"{k} of {n} runs diverged ({who}): INCONCLUSIVE"
+    fin = np.concatenate([a[~bad_a]] + ([] if b is None else [b[~bad_b]]))
+    if fin.size == 0:
+        raise ValueError(f"all {n} runs diverged ({who}): no finite value to count them as")
+    w = float(fin.max() if worse == "higher" else fin.min())
+    a[bad_a] = w
+    if b is not None:
+        b[bad_b] = w
+    return a, b, k, f"{k} of {n} runs diverged ({who}), counted as the worst observed value {fnum(w, 3)}"
+
+
+def _prepare(a, b, reps_a, reps_b, diverged, worse):
+    """Pair ``a`` and ``b`` under the diverged-run policy: ``(a, b, k_diverged, note)``."""
+    if diverged not in DIVERGED:
+        raise ValueError(f"parameter 'diverged' must be one of {list(DIVERGED)}, got {diverged!r}")
+    x, y, _ = paired(a, b, reps_a, reps_b, finite=diverged == "error")
+    x, y, k, note = handle_diverged(x, y, diverged, worse)
+    return x, y, k, note
+
+
+@lru_cache(maxsize=4096)
+def _tq(q: float, df: int) -> float:
+    from scipy.stats import t as student
+
+    return float(student.ppf(q, df))
+
+
+@lru_cache(maxsize=4096)
+def _binom_sf(k: int, n: int) -> float:
+    from scipy.stats import binom
+
+    return float(binom.sf(k - 1, n, 0.5))  # P(Bin(n, 1/2) >= k)
+
+
 def sign_test_p(d, side: str = "<", threshold: float = 0.0) -> float:
     """Exact one-sided sign-test p-value of ``median(d) side threshold`` (ties dropped; 1 if none left)."""
-    from scipy.stats import binomtest
-
     _check_side(side)
     d = np.asarray(d, dtype=float) - threshold
     d = d[d != 0]
     if d.size == 0:
         return 1.0
     k = int(np.sum(d < 0)) if side in ("<", "<=") else int(np.sum(d > 0))
-    return float(binomtest(k, d.size, 0.5, alternative="greater").pvalue)
+    return _binom_sf(k, int(d.size))
 
 
 # ------------------------------------------------------------------------------ intervals
@@ -231,12 +378,10 @@ def _wilcoxon_interval(d, level):
 
 
 def _t_interval(d, level):
-    from scipy.stats import t as student
-
     n = d.size
     m = float(d.mean())
     se = float(d.std(ddof=1) / math.sqrt(n))
-    h = float(student.ppf(0.5 + level / 2, n - 1)) * se
+    h = _tq(0.5 + level / 2, n - 1) * se
     return m, m - h, m + h
 
 
@@ -259,15 +404,16 @@ def _mean_stat(d, axis=-1):
     return np.mean(d, axis=axis)
 
 
-def interval(d, level: float = LEVEL, method: str = "percentile", n_boot: int = N_BOOT,
+def interval(d, level: float = LEVEL, method: str | None = None, n_boot: int = N_BOOT,
              seed: int = SEED) -> tuple[float, float, float]:
     """``(effect, lo, hi)`` for one sample of paired differences ``d`` (shape ``(n,)``).
 
-    The effect is the mean (``percentile``, ``bca``, ``t``), the median (``sign``) or the
-    Hodges–Lehmann estimate (``wilcoxon``). ``n < MIN_RUNS`` gives ``(mean, nan, nan)``.
+    ``method=None``: :data:`DEFAULT_METHOD` (Student t). The effect is the mean (``percentile``,
+    ``bca``, ``t``), the median (``sign``) or the Hodges–Lehmann estimate (``wilcoxon``).
+    ``n < MIN_RUNS`` gives ``(mean, nan, nan)``.
     """
     _check_level(level)
-    _check_method(method)
+    method = resolve_method(method)
     d = _vec("d", d)
     if d.size < MIN_RUNS:
         return float(d.mean()), math.nan, math.nan
@@ -282,24 +428,27 @@ def interval(d, level: float = LEVEL, method: str = "percentile", n_boot: int = 
     return (float(d.mean()),) + _bootstrap([d], _mean_stat, level, method, n_boot, seed)
 
 
-def verdict(lo: float, hi: float, side: str = "<", threshold: float = 0.0) -> str:
+def verdict(lo: float, hi: float, side: str = "<", threshold: float = 0.0, margin: float | None = None) -> str:
     """Three-valued verdict of the claim ``effect side threshold`` from its interval ``[lo, hi]``.
 
-    ``"<"``: PASS if ``hi < threshold``, FAIL if ``lo >= threshold``; ``"<="``: PASS if
-    ``hi <= threshold``, FAIL if ``lo > threshold`` (and mirrored for ``">"``, ``">="``);
-    INCONCLUSIVE otherwise, and whenever there is no interval (NaN).
+    ``"<"``: PASS iff ``hi < t``, FAIL iff ``lo >= t``. ``"<="``: PASS iff ``hi < t + margin``,
+    FAIL iff ``lo > t + margin`` (``margin`` None = 0: a tie, an interval touching ``t``, does not
+    PASS). ``">"``, ``">="`` mirrored (``t − margin``). INCONCLUSIVE otherwise, and whenever there
+    is no interval (NaN). ``margin`` (an equivalence margin fixed before the runs) only applies to
+    ``"<="`` and ``">="``.
     """
     _check_side(side)
+    m = _check_margin(side, margin)
     if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
         return "INCONCLUSIVE"
     t = threshold
     if side == "<":
         return "PASS" if hi < t else "FAIL" if lo >= t else "INCONCLUSIVE"
     if side == "<=":
-        return "PASS" if hi <= t else "FAIL" if lo > t else "INCONCLUSIVE"
+        return "PASS" if hi < t + m else "FAIL" if lo > t + m else "INCONCLUSIVE"
     if side == ">":
         return "PASS" if lo > t else "FAIL" if hi <= t else "INCONCLUSIVE"
-    return "PASS" if lo >= t else "FAIL" if hi < t else "INCONCLUSIVE"
+    return "PASS" if lo > t - m else "FAIL" if hi < t - m else "INCONCLUSIVE"
 
 
 def equivalence_verdict(lo: float, hi: float, lower: float, upper: float) -> str:
@@ -334,7 +483,8 @@ class Comparison:
         p_sign: exact one-sided sign-test p-value for the claimed side (None for slopes).
         se: standard error (slopes; None otherwise).
         parts: the comparisons combined into this one (:func:`combine`).
-        note: free text (e.g. why there is no interval).
+        note: free text (e.g. why there is no interval, or how many runs diverged).
+        margin: the equivalence margin of a ``"<="``/``">="`` claim (None: ties do not pass).
     """
 
     label: str
@@ -354,6 +504,7 @@ class Comparison:
     bounds: tuple | None = None
     parts: tuple = field(default_factory=tuple)
     note: str = ""
+    margin: float | None = None
 
     @property
     def passed(self) -> bool:
@@ -382,10 +533,16 @@ class Comparison:
             claim = f"in [{fnum(self.bounds[0], 3)}, {fnum(self.bounds[1], 3)}]"
         else:
             claim = f"{self.side} {fnum(self.threshold, 3)}"
+            if self.margin:
+                claim += f" (margin {fnum(self.margin, 3)})"
+        shown = not (math.isnan(self.lo) and math.isnan(self.hi))
+        if self.note and shown and self.note != "unpaired":
+            tail += f"; {self.note}"
         return f"{self.label} = {self.interval_text()} vs claim {claim} -> {self.verdict}{tail}"
 
 
 def _favour(d, side, threshold):
+    d = d[np.isfinite(d)]
     if side in ("<",):
         return int(np.sum(d < threshold))
     if side == "<=":
@@ -399,50 +556,85 @@ def _few_note(n):
     return f"n = {n} < {MIN_RUNS} runs"
 
 
+def _join(*notes):
+    return "; ".join(x for x in notes if x)
+
+
 def compare_paired(a, b, side: str = "<", threshold: float = 0.0, *, scale: float = 1.0, label: str = "A − B",
-                   level: float = LEVEL, method: str = "percentile", n_boot: int = N_BOOT, seed: int = SEED,
-                   reps_a=None, reps_b=None) -> Comparison:
+                   level: float = LEVEL, method: str | None = None, n_boot: int = N_BOOT, seed: int = SEED,
+                   reps_a=None, reps_b=None, margin: float | None = None, diverged: str = "error",
+                   worse: str = "higher") -> Comparison:
     r"""The claim ``mean(a − scale·b) side threshold`` on per-run pairs (common random numbers).
 
     "A has lower regret than B": ``side="<"``, threshold 0. "A at most 1.2 × B":
-    ``scale=1.2, side="<="``.
+    ``scale=1.2, side="<"`` (or ``"<="`` with an equivalence ``margin``: a tie does not pass
+    without one).
 
     Args:
         a, b: per-run values of the two methods, shape ``(n,)`` each (or pair them by ``reps_a``,
             ``reps_b``: run indices, see :func:`paired`).
         side: one of ``"<", "<=", ">", ">="``.
         threshold: fixed before the runs.
-        level, method, n_boot, seed: see the module docstring.
+        method: ``None`` = Student t (calibrated); see the module docstring for the others.
+        margin: equivalence margin for ``"<="``/``">="`` (fixed before the runs), see :func:`verdict`.
+        diverged, worse: the policy for non-finite (diverged) runs, see :func:`handle_diverged`.
+        level, n_boot, seed: see the module docstring.
     """
     _check_side(side)
-    a, b, _ = paired(a, b, reps_a, reps_b)
+    m = _check_margin(side, margin)
+    method = resolve_method(method)
+    a, b, k, dnote = _prepare(a, b, reps_a, reps_b, diverged, worse)
     d = a - scale * b
-    eff, lo, hi = interval(d, level, method, n_boot, seed)
-    v = verdict(lo, hi, side, threshold)
+    fin = d[np.isfinite(d)]
+    if fin.size:
+        eff, lo, hi = interval(fin, level, method, n_boot, seed)
+    else:
+        eff, lo, hi = math.nan, math.nan, math.nan
+    v = verdict(lo, hi, side, threshold, margin)
+    if k and diverged == "inconclusive":
+        v = "INCONCLUSIVE"
     return Comparison(label, eff, lo, hi, level, method, int(d.size), v, side, float(threshold), "difference",
-                      _favour(d, side, threshold), sign_test_p(d, side, threshold),
-                      note=_few_note(d.size) if d.size < MIN_RUNS else "")
+                      _favour(d, side, threshold), sign_test_p(fin, side, threshold),
+                      note=_join(_few_note(fin.size) if fin.size < MIN_RUNS else "", dnote), margin=m or None)
 
 
 def compare_unpaired(a, b, side: str = "<", threshold: float = 0.0, *, label: str = "A − B", level: float = LEVEL,
-                     method: str = "percentile", n_boot: int = N_BOOT, seed: int = SEED) -> Comparison:
+                     method: str | None = None, n_boot: int = N_BOOT, seed: int = SEED, margin: float | None = None,
+                     diverged: str = "error", worse: str = "higher") -> Comparison:
     """The same claim as :func:`compare_paired` when the runs are *not* paired (independent
-    samples, resampled separately): the interval of ``mean(a) − mean(b)``. Kept for runs without a
-    shared stream, and to show what pairing gains."""
+    samples): the interval of ``mean(a) − mean(b)``. ``method=None`` or ``"t"``: Welch's t
+    interval (calibrated); ``"percentile"``/``"bca"``: bootstrap, each sample resampled on its own.
+    Kept for runs without a shared stream, and to show what pairing gains."""
     from scipy.stats import bootstrap
 
     _check_side(side)
     _check_level(level)
-    _check_method(method, ("percentile", "bca", "t"))
-    a, b = _vec("a", a), _vec("b", b)
-    eff = float(a.mean() - b.mean())
+    _check_margin(side, margin)
+    method = resolve_method(method, ("percentile", "bca", "t"))
+    if diverged not in DIVERGED:
+        raise ValueError(f"parameter 'diverged' must be one of {list(DIVERGED)}, got {diverged!r}")
+    a, b = _vec("a", a, diverged == "error"), _vec("b", b, diverged == "error")
+    ka, kb = int(np.sum(~np.isfinite(a))), int(np.sum(~np.isfinite(b)))
+    k, dnote = ka + kb, ""
+    if k:
+        both, _, _, _ = handle_diverged(np.concatenate([a, b]), None, diverged, worse)
+        a, b = both[:a.size], both[a.size:]
+        dnote = f"{ka} of {a.size} runs of A and {kb} of {b.size} runs of B diverged" + (
+            ", counted as the worst observed value" if diverged == "worst" else ": INCONCLUSIVE")
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]
+    eff = float(a.mean() - b.mean()) if a.size and b.size else math.nan
     if min(a.size, b.size) < MIN_RUNS:
         lo = hi = math.nan
-    elif method == "t":  # Welch
-        from scipy.stats import ttest_ind
+    elif method == "t":  # Welch: SE² = s_a²/n_a + s_b²/n_b, Welch–Satterthwaite degrees of freedom
+        if np.all(a == a[0]) and np.all(b == b[0]):
+            lo = hi = eff
+        else:
+            from scipy.stats import t as student
 
-        ci = ttest_ind(a, b, equal_var=False).confidence_interval(level)
-        lo, hi = float(ci.low), float(ci.high)
+            va, vb = float(a.var(ddof=1)) / a.size, float(b.var(ddof=1)) / b.size
+            df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
+            h = float(student.ppf(0.5 + level / 2, df)) * math.sqrt(va + vb)
+            lo, hi = eff - h, eff + h
     elif np.all(a == a[0]) and np.all(b == b[0]):
         lo = hi = eff
     else:
@@ -451,67 +643,121 @@ def compare_unpaired(a, b, side: str = "<", threshold: float = 0.0, *, label: st
                         method={"percentile": "percentile", "bca": "BCa"}[method],
                         random_state=np.random.default_rng(seed))
         lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
-    return Comparison(label, eff, lo, hi, level, method, int(min(a.size, b.size)), verdict(lo, hi, side, threshold),
-                      side, float(threshold), "difference", note="unpaired")
+    v = verdict(lo, hi, side, threshold, margin)
+    if k and diverged == "inconclusive":
+        v = "INCONCLUSIVE"
+    return Comparison(label, eff, lo, hi, level, "welch" if method == "t" else method, int(min(a.size, b.size)), v,
+                      side, float(threshold), "difference", note=_join("unpaired", dnote), margin=margin or None)
+
+
+def fieller_interval(a, b, level: float = LEVEL) -> tuple[float, float, float]:
+    r"""``(ratio, lo, hi)``: :math:`\bar a/\bar b` and Fieller's interval from paired runs.
+
+    The interval is :math:`\{\rho : |\bar a - \rho \bar b| \le t_{n-1,1-\alpha/2}\, s(a - \rho b)/\sqrt n\}`,
+    the ratios the paired t-test of :math:`a - \rho b` does not reject; ``(-inf, inf)`` when that set
+    is unbounded (:math:`\bar b` not distinguishable from 0), ``(nan, nan)`` for ``n < MIN_RUNS``.
+    """
+    a, b = _vec("a", a), _vec("b", b)
+    n = a.size
+    ma, mb = float(a.mean()), float(b.mean())
+    r = ma / mb if mb != 0 else math.nan
+    if n < MIN_RUNS:
+        return r, math.nan, math.nan
+    c = np.cov(np.vstack([a, b]), ddof=1)
+    saa, sbb, sab = float(c[0, 0]), float(c[1, 1]), float(c[0, 1])
+    q = _tq(0.5 + level / 2, n - 1) ** 2 / n
+    A = mb * mb - q * sbb
+    B = ma * mb - q * sab
+    Cc = ma * ma - q * saa
+    if A <= 0:
+        return r, -math.inf, math.inf
+    s = math.sqrt(max(B * B - A * Cc, 0.0))
+    return r, (B - s) / A, (B + s) / A
 
 
 def compare_ratio(a, b, side: str = "<", bound: float = 1.0, *, label: str = "A / B", level: float = LEVEL,
-                  method: str = "percentile", statistic: str = "ratio_of_means", n_boot: int = N_BOOT,
-                  seed: int = SEED, reps_a=None, reps_b=None) -> Comparison:
-    r"""A ratio claim ``ρ side bound`` tested on the paired log-ratio, reported as a ratio.
+                  method: str | None = None, statistic: str = "ratio_of_means", n_boot: int = N_BOOT,
+                  seed: int = SEED, reps_a=None, reps_b=None, margin: float | None = None, diverged: str = "error",
+                  worse: str = "higher") -> Comparison:
+    r"""A ratio claim ``ρ side bound``, reported as a ratio.
 
     ``statistic="ratio_of_means"`` (default): :math:`\rho = \bar a / \bar b` (the ratio of the
-    means the figures show), bootstrapped as :math:`\log \bar a^* - \log \bar b^*` over paired
-    resamples. ``"mean_log_ratio"``: :math:`\rho = \exp(\overline{\log(a_r/b_r)})` (the geometric
-    mean of per-run ratios; also the only form for ``method`` ``"sign"``, ``"wilcoxon"``, ``"t"``).
-    The interval is computed on the log scale and exponentiated.
+    means the figures show). With ``method=None`` (calibrated default) the claim is decided by the
+    paired t-test of :math:`a - \text{bound}\cdot b` and reported with Fieller's interval
+    (:func:`fieller_interval`; the two agree). ``method="percentile"``/``"bca"``: bootstrapped as
+    :math:`\log \bar a^* - \log \bar b^*` over paired resamples (uncalibrated at small n).
+    ``"mean_log_ratio"``: :math:`\rho = \exp(\overline{\log(a_r/b_r)})` (the geometric mean of
+    per-run ratios; also the form for ``method`` ``"sign"``, ``"wilcoxon"``, ``"t"``), its interval
+    computed on the log scale and exponentiated.
 
     Args:
         a, b: per-run values, shape ``(n,)``, all > 0 (a ValueError names the offending one).
         bound: the ratio threshold (> 0), e.g. 1.2 for "at most 1.2 × B".
+        margin: equivalence margin (in ratio units) for ``"<="``/``">="``, see :func:`verdict`.
+        diverged, worse: see :func:`handle_diverged` (``"worst"``: before the ratio is formed).
     """
     _check_side(side)
     _check_level(level)
-    _check_method(method)
+    m = _check_margin(side, margin)
+    if method is not None:
+        _check_method(method)
     if statistic not in ("ratio_of_means", "mean_log_ratio"):
         raise ValueError(f"parameter 'statistic' must be 'ratio_of_means' or 'mean_log_ratio', got {statistic!r}")
     if not (isinstance(bound, (int, float)) and bound > 0):
         raise ValueError(f"parameter 'bound' must be a ratio > 0, got {bound!r}")
-    a, b, _ = paired(a, b, reps_a, reps_b)
+    a, b, k, dnote = _prepare(a, b, reps_a, reps_b, diverged, worse)
+    ok = np.isfinite(a) & np.isfinite(b)
     for name, x in (("a", a), ("b", b)):
-        if np.any(x <= 0):
+        if np.any(x[ok] <= 0):
             raise ValueError(f"parameter {name!r} must be > 0 for a ratio claim, got {x!r}; use compare_paired "
                              "with scale= for values that can be 0")
     n = a.size
+    a, b = a[ok], b[ok]
+    nf = a.size
     logs = np.log(a) - np.log(b)
-    if statistic == "mean_log_ratio" or method in ("sign", "wilcoxon", "t"):
-        eff, lo, hi = interval(logs, level, method, n_boot, seed)
-    else:
-        eff = math.log(a.mean()) - math.log(b.mean())
-        if n < MIN_RUNS:
-            lo = hi = math.nan
-        elif np.all(a == a[0]) and np.all(b == b[0]):
-            lo = hi = eff
+    note = _join(_few_note(nf) if nf < MIN_RUNS else "", dnote)
+    if method is None and statistic == "ratio_of_means":
+        used = "fieller"
+        eff, lo, hi = fieller_interval(a, b, level) if nf else (math.nan,) * 3
+        if math.isinf(lo) or math.isinf(hi):
+            v = "INCONCLUSIVE"
+            note = _join(note, "Fieller set unbounded (mean of B not distinguishable from 0)")
         else:
-            lo, hi = _bootstrap([a, b], lambda x, y, axis=-1: np.log(np.mean(x, axis=axis)) - np.log(
-                np.mean(y, axis=axis)), level, method, n_boot, seed)
-    lt = math.log(bound)
-    v = verdict(lo, hi, side, lt)
-    return Comparison(label, math.exp(eff), math.exp(lo), math.exp(hi), level, method, int(n), v, side, float(bound),
-                      "ratio", _favour(logs, side, lt), sign_test_p(logs, side, lt),
-                      note=_few_note(n) if n < MIN_RUNS else "")
+            v = verdict(lo, hi, side, float(bound), margin)
+    else:
+        used = resolve_method(method)
+        if statistic == "mean_log_ratio" or used in ("sign", "wilcoxon", "t"):
+            eff, lo, hi = interval(logs, level, used, n_boot, seed)
+        else:
+            eff = math.log(a.mean()) - math.log(b.mean())
+            if nf < MIN_RUNS:
+                lo = hi = math.nan
+            elif np.all(a == a[0]) and np.all(b == b[0]):
+                lo = hi = eff
+            else:
+                lo, hi = _bootstrap([a, b], lambda x, y, axis=-1: np.log(np.mean(x, axis=axis)) - np.log(
+                    np.mean(y, axis=axis)), level, used, n_boot, seed)
+        eff, lo, hi = math.exp(eff), math.exp(lo), math.exp(hi)
+        v = verdict(lo, hi, side, float(bound), margin)
+    if k and diverged == "inconclusive":
+        v = "INCONCLUSIVE"
+    lb = math.log(bound)
+    return Comparison(label, eff, lo, hi, level, used, int(n), v, side, float(bound), "ratio",
+                      _favour(logs, side, lb), sign_test_p(logs, side, lb), note=note, margin=m or None)
 
 
 def compare_equivalent(a, b=None, margin: float | None = None, *, ratio_bounds: tuple | None = None,
-                       label: str = "A − B", level: float = LEVEL, method: str = "percentile", n_boot: int = N_BOOT,
-                       seed: int = SEED, reps_a=None, reps_b=None) -> Comparison:
-    r"""An "≈" claim: the effect lies within a stated margin.
+                       label: str = "A − B", level: float = LEVEL, method: str | None = None, n_boot: int = N_BOOT,
+                       seed: int = SEED, reps_a=None, reps_b=None, diverged: str = "error",
+                       worse: str = "higher") -> Comparison:
+    r"""An "≈" claim: the effect lies within a stated margin (fixed before the runs).
 
-    Difference form (``margin``): :math:`\bar d = \overline{a - b} \in [-m, m]`. Ratio form
-    (``ratio_bounds=(lo, hi)``, e.g. (0.8, 1.25)): :math:`\bar a / \bar b \in [lo, hi]`, the
-    interval computed on the paired log-ratio as in :func:`compare_ratio`. PASS if the interval
-    lies inside, FAIL if entirely outside, else INCONCLUSIVE (:func:`equivalence_verdict`). The
-    interval is the two-sided ``level`` one, i.e. a TOST at (1 − level)/2 per side.
+    Difference form (``margin``): :math:`\bar d = \overline{a - b} \in [-m, m]` (Student t by
+    default). Ratio form (``ratio_bounds=(lo, hi)``, e.g. (0.8, 1.25)): :math:`\bar a / \bar b \in
+    [lo, hi]`, Fieller's interval by default (as :func:`compare_ratio`). PASS if the interval lies
+    inside, FAIL if entirely outside, else INCONCLUSIVE (:func:`equivalence_verdict`). The
+    interval is the two-sided ``level`` one, i.e. a TOST at (1 − level)/2 per side. An exact
+    identity (all differences 0) is ``margin=0``.
 
     Args:
         a: per-run values (or the per-run differences themselves when ``b`` is None), shape ``(n,)``.
@@ -526,67 +772,120 @@ def compare_equivalent(a, b=None, margin: float | None = None, *, ratio_bounds: 
         if b is None:
             raise ValueError("the ratio form needs both 'a' and 'b'")
         r = compare_ratio(a, b, "<", 1.0, label=label, level=level, method=method, n_boot=n_boot, seed=seed,
-                          reps_a=reps_a, reps_b=reps_b)
+                          reps_a=reps_a, reps_b=reps_b, diverged=diverged, worse=worse)
         v = equivalence_verdict(r.lo, r.hi, lo_b, hi_b)
+        if "diverged" in r.note and diverged == "inconclusive":
+            v = "INCONCLUSIVE"
         return replace(r, verdict=v, side="in", threshold=math.nan, kind="equivalence", bounds=(lo_b, hi_b),
                        n_favour=None, p_sign=None)
     if not (isinstance(margin, (int, float)) and margin >= 0):
         raise ValueError(f"parameter 'margin' must be a number >= 0, got {margin!r}")
+    method = resolve_method(method)
     if b is None:
-        d = _vec("a", a)
+        if diverged not in DIVERGED:
+            raise ValueError(f"parameter 'diverged' must be one of {list(DIVERGED)}, got {diverged!r}")
+        d, _, k, dnote = handle_diverged(_vec("a", a, diverged == "error"), None, diverged, worse)
     else:
-        x, y, _ = paired(a, b, reps_a, reps_b)
+        x, y, k, dnote = _prepare(a, b, reps_a, reps_b, diverged, worse)
         d = x - y
-    eff, lo, hi = interval(d, level, method, n_boot, seed)
-    return Comparison(label, eff, lo, hi, level, method, int(d.size), equivalence_verdict(lo, hi, -margin, margin),
-                      "in", math.nan, "equivalence", bounds=(-float(margin), float(margin)),
-                      note=_few_note(d.size) if d.size < MIN_RUNS else "")
+    fin = d[np.isfinite(d)]
+    eff, lo, hi = interval(fin, level, method, n_boot, seed) if fin.size else (math.nan,) * 3
+    v = equivalence_verdict(lo, hi, -margin, margin)
+    if k and diverged == "inconclusive":
+        v = "INCONCLUSIVE"
+    return Comparison(label, eff, lo, hi, level, method, int(d.size), v, "in", math.nan, "equivalence",
+                      bounds=(-float(margin), float(margin)),
+                      note=_join(_few_note(fin.size) if fin.size < MIN_RUNS else "", dnote))
+
+
+def _boot_t(eff, se, boots, idx, stat_of_idx, n_boot, alpha):
+    """Bootstrap-t bounds: ``T* = (θ* − θ̂)/SE*`` with the jackknife SE* inside each of the first
+    ``min(n_boot, N_BOOT_T)`` resamples ``idx`` (rows of run indices); a resample whose SE* is 0
+    (one run repeated) counts as T* = ±inf (or 0 when θ* = θ̂), so at n = 3 the interval is infinite."""
+    nb = min(n_boot, N_BOOT_T)
+    sub = idx[:nb]
+    n = sub.shape[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        js = np.stack([np.asarray(stat_of_idx(np.delete(sub, i, axis=1)), dtype=float).ravel() for i in range(n)])
+        se_b = np.sqrt((n - 1) / n * np.sum((js - js.mean(axis=0)) ** 2, axis=0))
+        dev = boots[:nb] - eff
+        tb = np.where(dev == 0, 0.0, dev / se_b)
+    tb = np.sort(np.where(np.isnan(tb), np.inf, tb))
+    t_lo = float(tb[int(math.floor(alpha / 2 * nb))])
+    t_hi = float(tb[int(math.ceil((1 - alpha / 2) * nb)) - 1])
+    return eff - t_hi * se, eff - t_lo * se
 
 
 def compare_statistic(samples: dict, statistic, side: str = "<", threshold: float = 0.0, *, label: str = "statistic",
-                      level: float = LEVEL, method: str = "percentile", n_boot: int = N_BOOT,
-                      seed: int = SEED) -> Comparison:
+                      level: float = LEVEL, method: str | None = None, n_boot: int = N_BOOT,
+                      seed: int = SEED, margin: float | None = None) -> Comparison:
     """Any claim ``statistic(samples) side threshold`` with runs resampled jointly.
+
+    ``method=None`` or ``"jackknife"`` (calibrated default): the hull of the jackknife-t interval
+    :math:`\\hat\\theta \\pm t_{n-1}\\,\\mathrm{SE_{jack}}` (Student's interval when the statistic is a
+    mean) and the percentile bootstrap interval (over finite resampled values); ``"percentile"``,
+    ``"bca"``: bootstrap only (uncalibrated at small n).
 
     Args:
         samples: name → per-run array, all of shape ``(n, ...)`` with row r = run r (paired by run
             across every entry: one bootstrap resample picks the same runs in all of them).
         statistic: ``f(dict of arrays with a leading resample axis (B, n, ...)) -> (B,)``; it is
-            also called on the original data with ``B = 1``.
+            also called on the original data and on the leave-one-out samples with ``B = 1``.
     """
     _check_side(side)
     _check_level(level)
-    _check_method(method, ("percentile", "bca"))
+    _check_margin(side, margin)
+    method = resolve_method(method, ("percentile", "bca", "jackknife"), "jackknife")
     names = list(samples)
     arrs = [np.asarray(samples[k], dtype=float) for k in names]
     n = arrs[0].shape[0]
     if n == 0 or any(x.shape[0] != n for x in arrs):
         raise ValueError("parameter 'samples' must give the same (non-zero) number of runs for every entry")
     eff = float(np.asarray(statistic({k: x[None] for k, x in zip(names, arrs)})).ravel()[0])
+
+    def jackknife():
+        return np.array([float(np.asarray(statistic({k: np.delete(x, i, axis=0)[None]
+                                                     for k, x in zip(names, arrs)})).ravel()[0]) for i in range(n)])
+
     if n < MIN_RUNS:
         lo = hi = math.nan
     else:
         rng = np.random.default_rng(seed)
         idx = rng.integers(0, n, size=(n_boot, n))
-        boots = np.asarray(statistic({k: x[idx] for k, x in zip(names, arrs)}), dtype=float).ravel()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            boots = np.asarray(statistic({k: x[idx] for k, x in zip(names, arrs)}), dtype=float).ravel()
         alpha = 1 - level
-        if method == "bca":
-            from scipy.stats import norm
-
-            z0 = norm.ppf(np.clip(np.mean(boots < eff), 1e-12, 1 - 1e-12))
-            jack = np.array([float(np.asarray(statistic({k: np.delete(x, i, axis=0)[None]
-                                                         for k, x in zip(names, arrs)})).ravel()[0])
-                             for i in range(n)])
-            dj = jack.mean() - jack
-            den = 6.0 * np.sum(dj**2) ** 1.5
-            acc = float(np.sum(dj**3) / den) if den > 0 else 0.0
-            z = norm.ppf([alpha / 2, 1 - alpha / 2])
-            q = norm.cdf(z0 + (z0 + z) / (1 - acc * (z0 + z)))
+        if method == "jackknife":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                jack = jackknife()
+            se = math.sqrt((n - 1) / n * float(np.sum((jack - jack.mean()) ** 2)))
+            h = _tq(1 - alpha / 2, n - 1) * se
+            fb = boots[np.isfinite(boots)]
+            if not (math.isfinite(h) and math.isfinite(eff)) or fb.size < 0.9 * boots.size:
+                lo = hi = math.nan
+            else:
+                plo, phi = (float(v) for v in np.quantile(fb, [alpha / 2, 1 - alpha / 2]))
+                lo, hi = min(eff - h, plo), max(eff + h, phi)
+                if se > 0:  # studentised (bootstrap-t) interval, the jackknife SE within each resample
+                    b_lo, b_hi = _boot_t(eff, se, boots, idx, lambda ii: statistic(
+                        {k: x[ii] for k, x in zip(names, arrs)}), n_boot, alpha)
+                    lo, hi = min(lo, b_lo), max(hi, b_hi)
         else:
-            q = np.array([alpha / 2, 1 - alpha / 2])
-        lo, hi = (float(v) for v in np.quantile(boots, q))
-    return Comparison(label, eff, lo, hi, level, method, int(n), verdict(lo, hi, side, threshold), side,
-                      float(threshold), "statistic", note=_few_note(n) if n < MIN_RUNS else "")
+            if method == "bca":
+                from scipy.stats import norm
+
+                z0 = norm.ppf(np.clip(np.mean(boots < eff), 1e-12, 1 - 1e-12))
+                jack = jackknife()
+                dj = jack.mean() - jack
+                den = 6.0 * np.sum(dj**2) ** 1.5
+                acc = float(np.sum(dj**3) / den) if den > 0 else 0.0
+                z = norm.ppf([alpha / 2, 1 - alpha / 2])
+                q = norm.cdf(z0 + (z0 + z) / (1 - acc * (z0 + z)))
+            else:
+                q = np.array([alpha / 2, 1 - alpha / 2])
+            lo, hi = (float(v) for v in np.quantile(boots, q))
+    return Comparison(label, eff, lo, hi, level, method, int(n), verdict(lo, hi, side, threshold, margin), side,
+                      float(threshold), "statistic", note=_few_note(n) if n < MIN_RUNS else "", margin=margin or None)
 
 
 def bonferroni_level(level: float, k: int) -> float:
@@ -622,7 +921,7 @@ def combine(parts, how: str = "all", label: str | None = None) -> Comparison:
         elif "INCONCLUSIVE" in vs:
             dec = parts[vs.index("INCONCLUSIVE")]
         else:
-            dec = min(parts, key=_margin)
+            dec = min(parts, key=_inside)
     else:
         v = "PASS" if "PASS" in vs else "FAIL" if all(x == "FAIL" for x in vs) else "INCONCLUSIVE"
         dec = parts[vs.index("PASS")] if "PASS" in vs else (
@@ -630,7 +929,7 @@ def combine(parts, how: str = "all", label: str | None = None) -> Comparison:
     return replace(dec, verdict=v, parts=tuple(parts), label=label or dec.label)
 
 
-def _margin(c: Comparison) -> float:
+def _inside(c: Comparison) -> float:
     """How far the interval lies inside its claimed region (on the log scale for ratios); NaN
     intervals count as no margin."""
     lo, hi = c.lo, c.hi
@@ -642,6 +941,10 @@ def _margin(c: Comparison) -> float:
         b0, b1 = c.bounds
         return min(f(lo) - f(b0), f(b1) - f(hi))
     t = c.threshold
+    if c.side == "<=" and c.margin:
+        t = t + c.margin
+    if c.side == ">=" and c.margin:
+        t = t - c.margin
     if c.side in ("<", "<="):
         return f(t) - f(hi)
     return f(lo) - f(t)
@@ -650,7 +953,8 @@ def _margin(c: Comparison) -> float:
 # ------------------------------------------------------------------------------ slopes
 @dataclass(frozen=True)
 class SlopeFit:
-    """A fitted slope with its standard error and interval (``method``: ``"ols"`` or ``"bootstrap"``)."""
+    """A fitted slope with its standard error and interval (``method``: ``"ols"`` or
+    ``"jackknife-runs"``)."""
 
     slope: float
     se: float
@@ -683,9 +987,11 @@ def fit_slope(x, y, *, loglog: bool = True, level: float = LEVEL, se: str = "ols
     :math:`m - 2` degrees of freedom (none for :math:`m < 3`).
 
     ``se="bootstrap"``: ``x``, ``y`` are per-run points and ``groups`` their run index (shape as
-    ``x``); the slope is fitted to the means over runs at each x (as the figures do) and the runs
-    are resampled jointly (one run index → all its x values) to give the SE (s.d. of the
-    resampled slopes) and the percentile interval. Needs ≥ 3 runs.
+    ``x``); the slope is fitted to the means over runs at each x (as the figures do). Its SE is the
+    jackknife over runs (leave one run out), and the interval is the hull of the jackknife-t
+    interval (:math:`t` on runs − 1 degrees of freedom), the bootstrap-t interval and the
+    percentile interval of the slopes of ``n_boot`` resamples of runs (one run index → all its x
+    values), as in :func:`compare_statistic`. Needs ≥ 3 runs (and is infinite at 3).
 
     Non-positive points are dropped on a log–log fit (as :func:`~bandits.experiments.common.loglog_slope`).
     """
@@ -703,9 +1009,7 @@ def fit_slope(x, y, *, loglog: bool = True, level: float = LEVEL, se: str = "ols
         s, e = _ols(u, v)
         m = int(u.size)
         if math.isfinite(e):
-            from scipy.stats import t as student
-
-            h = float(student.ppf(0.5 + level / 2, m - 2)) * e
+            h = _tq(0.5 + level / 2, m - 2) * e
             lo, hi = s - h, s + h
         else:
             lo = hi = math.nan
@@ -730,28 +1034,41 @@ def fit_slope(x, y, *, loglog: bool = True, level: float = LEVEL, se: str = "ols
         return (v - v.mean(axis=-1, keepdims=True)) @ uc / float(uc @ uc)
 
     s = float(slope_of(Y[None])[0])
-    if runs.size < MIN_RUNS:
-        return SlopeFit(s, math.nan, math.nan, math.nan, level, int(runs.size), "bootstrap")
-    rng = np.random.default_rng(seed)
+    R = runs.size
+    if R < MIN_RUNS:
+        return SlopeFit(s, math.nan, math.nan, math.nan, level, int(R), "jackknife-runs")
     with np.errstate(divide="ignore", invalid="ignore"):
-        b = slope_of(Y[rng.integers(0, runs.size, size=(n_boot, runs.size))])
-    b = b[np.isfinite(b)]
-    lo, hi = (float(q) for q in np.quantile(b, [(1 - level) / 2, (1 + level) / 2]))
-    return SlopeFit(s, float(b.std(ddof=1)), lo, hi, level, int(runs.size), "bootstrap")
+        jack = slope_of(np.stack([np.delete(Y, i, axis=0) for i in range(R)]))
+        rng = np.random.default_rng(seed)
+        idx = rng.integers(0, R, size=(n_boot, R))
+        b_all = slope_of(Y[idx])
+    b = b_all[np.isfinite(b_all)]
+    e = math.sqrt((R - 1) / R * float(np.sum((jack - jack.mean()) ** 2)))
+    if not math.isfinite(e) or b.size < 0.9 * n_boot:
+        return SlopeFit(s, e, math.nan, math.nan, level, int(R), "jackknife-runs")
+    h = _tq(0.5 + level / 2, R - 1) * e
+    plo, phi = (float(q) for q in np.quantile(b, [(1 - level) / 2, (1 + level) / 2]))
+    lo, hi = min(s - h, plo), max(s + h, phi)
+    if e > 0:
+        t_lo, t_hi = _boot_t(s, e, b_all, idx, lambda ii: slope_of(Y[ii]), n_boot, 1 - level)
+        lo, hi = min(lo, t_lo), max(hi, t_hi)
+    return SlopeFit(s, e, lo, hi, level, int(R), "jackknife-runs")
 
 
 def slope_check(x, y, side: str = "<=", bound: float = 0.0, *, upper: float | None = None, label: str = "slope",
-                rule: str = "point", loglog: bool = True, level: float = LEVEL, se: str = "ols", groups=None,
-                n_boot: int = N_BOOT, seed: int = SEED) -> Comparison:
+                rule: str = "interval", loglog: bool = True, level: float = LEVEL, se: str = "ols", groups=None,
+                n_boot: int = N_BOOT, seed: int = SEED, margin: float | None = None) -> Comparison:
     """A slope claim (``slope side bound``, or ``bound <= slope <= upper`` when ``upper`` is given)
-    reporting the fitted slope with its SE and interval (:func:`fit_slope`).
+    with the fitted slope, its SE and interval (:func:`fit_slope`).
 
-    ``rule="point"`` (default; the check keeps its own test, as the issue asks): PASS/FAIL from
-    the fitted slope against the threshold. ``rule="interval"``: three-valued from the interval.
+    ``rule="interval"`` (default): three-valued from the interval like every comparison (a tie at
+    the bound does not pass a ``"<="`` claim without a ``margin``). ``rule="point"``: PASS/FAIL from
+    the fitted slope alone, ignoring its uncertainty; an explicit opt-in only, not calibrated.
     """
     if rule not in ("point", "interval"):
         raise ValueError(f"parameter 'rule' must be 'point' or 'interval', got {rule!r}")
     fit = fit_slope(x, y, loglog=loglog, level=level, se=se, groups=groups, n_boot=n_boot, seed=seed)
+    few = "fewer than 3 points" if not math.isfinite(fit.se) else ""
     if upper is not None:
         if rule == "point":
             v = "PASS" if math.isfinite(fit.slope) and bound <= fit.slope <= upper else "FAIL"
@@ -759,30 +1076,172 @@ def slope_check(x, y, side: str = "<=", bound: float = 0.0, *, upper: float | No
             v = equivalence_verdict(fit.lo, fit.hi, bound, upper)
         return Comparison(label, fit.slope, fit.lo, fit.hi, level, fit.method, fit.n, v, "in", math.nan, "slope",
                           se=fit.se, bounds=(float(bound), float(upper)),
-                          note="fewer than 3 points" if not math.isfinite(fit.se) else "")
+                          note=_join(few, "point rule" if rule == "point" else ""))
     _check_side(side)
+    m = _check_margin(side, margin)
     if rule == "point":
-        v = verdict(fit.slope, fit.slope, side, bound) if math.isfinite(fit.slope) else "FAIL"
+        v = verdict(fit.slope, fit.slope, side, bound, margin) if math.isfinite(fit.slope) else "FAIL"
         v = "PASS" if v == "PASS" else "FAIL"
     else:
-        v = verdict(fit.lo, fit.hi, side, bound)
+        v = verdict(fit.lo, fit.hi, side, bound, margin)
     return Comparison(label, fit.slope, fit.lo, fit.hi, level, fit.method, fit.n, v, side, float(bound), "slope",
-                      se=fit.se, note="fewer than 3 points" if not math.isfinite(fit.se) else "")
+                      se=fit.se, note=_join(few, "point rule" if rule == "point" else ""), margin=m or None)
 
 
-def compare_slopes(xa, ya, xb, yb, side: str = "<", *, label: str = "slope A − slope B", rule: str = "point",
-                   loglog: bool = True, level: float = LEVEL) -> Comparison:
-    """Slope of A minus slope of B (independent OLS fits), SE = √(SE_A² + SE_B²), normal interval."""
-    from scipy.stats import norm
-
+def compare_slopes(xa, ya, xb, yb, side: str = "<", *, label: str = "slope A − slope B", rule: str = "interval",
+                   loglog: bool = True, level: float = LEVEL, margin: float | None = None) -> Comparison:
+    """Slope of A minus slope of B (independent OLS fits), SE = √(SE_A² + SE_B²), Student interval on
+    the Welch–Satterthwaite degrees of freedom (from m_A − 2 and m_B − 2). ``rule`` as in
+    :func:`slope_check` (``"interval"`` by default)."""
+    if rule not in ("point", "interval"):
+        raise ValueError(f"parameter 'rule' must be 'point' or 'interval', got {rule!r}")
+    _check_side(side)
+    m = _check_margin(side, margin)
     fa = fit_slope(xa, ya, loglog=loglog, level=level)
     fb = fit_slope(xb, yb, loglog=loglog, level=level)
     eff = fa.slope - fb.slope
     e = math.sqrt(fa.se**2 + fb.se**2) if math.isfinite(fa.se) and math.isfinite(fb.se) else math.nan
-    h = float(norm.ppf(0.5 + level / 2)) * e
-    lo, hi = (eff - h, eff + h) if math.isfinite(e) else (math.nan, math.nan)
-    if rule == "point":
-        v = "PASS" if math.isfinite(eff) and verdict(eff, eff, side, 0.0) == "PASS" else "FAIL"
+    if math.isfinite(e) and e > 0:
+        va, vb = fa.se**2, fb.se**2
+        df = (va + vb) ** 2 / (va**2 / (fa.n - 2) + vb**2 / (fb.n - 2))
+        from scipy.stats import t as student
+
+        h = float(student.ppf(0.5 + level / 2, df)) * e
+        lo, hi = eff - h, eff + h
+    elif math.isfinite(e):
+        lo = hi = eff
     else:
-        v = verdict(lo, hi, side, 0.0)
-    return Comparison(label, eff, lo, hi, level, "ols", min(fa.n, fb.n), v, side, 0.0, "slope", se=e)
+        lo = hi = math.nan
+    if rule == "point":
+        v = "PASS" if math.isfinite(eff) and verdict(eff, eff, side, 0.0, margin) == "PASS" else "FAIL"
+    else:
+        v = verdict(lo, hi, side, 0.0, margin)
+    return Comparison(label, eff, lo, hi, level, "ols-welch", min(fa.n, fb.n), v, side, 0.0, "slope", se=e,
+                      note="point rule" if rule == "point" else "", margin=m or None)
+
+
+# ------------------------------------------------------------------------------ calibration
+NULL_DISTS = ("normal", "t2", "lognormal")
+_NULL_KINDS = ("paired", "unpaired", "ratio", "statistic", "slope", "slope-runs", "equivalence")
+
+
+def _draw(rng, dist, size):
+    if dist == "normal":
+        return rng.normal(0.0, 1.0, size)
+    if dist == "t2":
+        return rng.standard_t(2, size)
+    if dist == "lognormal":
+        return rng.lognormal(0.0, 1.0, size)
+    raise ValueError(f"parameter 'dist' must be one of {list(NULL_DISTS)}, got {dist!r}")
+
+
+def null_pass_rate(kind: str, n: int, dist: str = "normal", n_sims: int = 2000, seed: int = SEED,
+                   method: str | None = None, level: float = LEVEL, effect: float = 0.0, n_boot: int = 500) -> dict:
+    """Share of PASS and FAIL verdicts of one-sided claims simulated through this module's public
+    functions, with no effect (``effect = 0``) or with a shift (power).
+
+    ``kind``:
+
+    * ``"paired"``: a, b i.i.d. (``dist``); ``compare_paired(a − effect, b, "<")`` (under the null,
+      a PASS is false; so is a PASS of ``">"`` for the same runs, counted as ``fail``).
+    * ``"ratio"``: a, b i.i.d. positive (``dist`` exponentiated when not lognormal: e^X), a scaled
+      by e^(−effect·0.5); ``compare_ratio(a, b, "<", 1)``.
+    * ``"unpaired"``: ``compare_unpaired(a − effect, b, "<")``.
+    * ``"statistic"``: ``compare_statistic`` of the log ratio of two column means of positive runs
+      (a nonlinear statistic), claim ``< 0``.
+    * ``"slope"``: ``n`` points ``x = 1, 2, 4, ...``, ``log y = 0.5 log x + 0.3 ε`` (ε from
+      ``dist``, centred), ``slope_check(x, y, "<", 0.5 + effect·0.1)``.
+    * ``"slope-runs"``: ``n`` runs at 5 values of x, ``y_r(x) = x^0.5 e^{0.3 ε}``,
+      ``slope_check(..., se="bootstrap")`` against 0.5 + effect·0.1.
+    * ``"equivalence"``: the effect sits on the margin (d ~ 1 + dist, margin 1):
+      ``compare_equivalent(d, margin=1)`` PASSing is false.
+
+    Returns:
+        ``{"kind", "n", "dist", "method", "n_sims", "pass", "fail", "se"}``: ``pass`` the share of
+        PASS for the claim (false under the null), ``fail`` the share of FAIL (for the two-sided
+        kinds: the share of PASS of the opposite claim), ``se`` the Monte-Carlo standard error of
+        ``pass`` at its nominal rate (1 − level)/2.
+    """
+    if kind not in _NULL_KINDS:
+        raise ValueError(f"parameter 'kind' must be one of {list(_NULL_KINDS)}, got {kind!r}")
+    if dist not in NULL_DISTS:
+        raise ValueError(f"parameter 'dist' must be one of {list(NULL_DISTS)}, got {dist!r}")
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_NULL_KINDS.index(kind), int(n),
+                                                                        NULL_DISTS.index(dist))))
+    npass = nfail = 0
+    for _ in range(n_sims):
+        if kind == "paired":
+            a, b = _draw(rng, dist, n) - effect, _draw(rng, dist, n)
+            r = compare_paired(a, b, "<", method=method, level=level, n_boot=n_boot)
+            r2 = compare_paired(a, b, ">", method=method, level=level, n_boot=n_boot)
+            npass += r.verdict == "PASS"
+            nfail += r2.verdict == "PASS"
+            continue
+        if kind == "unpaired":
+            a, b = _draw(rng, dist, n) - effect, _draw(rng, dist, n)
+            r = compare_unpaired(a, b, "<", method=method, level=level, n_boot=n_boot)
+        elif kind == "ratio":
+            x = _draw(rng, dist, (2, n))
+            a, b = (x if dist == "lognormal" else np.exp(x))
+            a = a * math.exp(-0.5 * effect)
+            r = compare_ratio(a, b, "<", 1.0, method=method, level=level, n_boot=n_boot)
+        elif kind == "statistic":
+            x = _draw(rng, dist, (n, 2))
+            x = x if dist == "lognormal" else np.exp(x)
+            x[:, 0] *= math.exp(-0.5 * effect)
+            r = compare_statistic({"x": x}, lambda s: np.log(s["x"][..., 0].mean(-1)) - np.log(s["x"][..., 1].mean(-1)),
+                                  "<", 0.0, method=method, level=level, n_boot=n_boot)
+        elif kind == "slope":
+            xs = 2.0 ** np.arange(n)
+            e = _draw(rng, dist, n)
+            e = e - math.exp(0.5) if dist == "lognormal" else e  # centred, skewed
+            y = xs**0.5 * np.exp(0.3 * e)
+            r = slope_check(xs, y, "<", 0.5 + 0.1 * effect, level=level)
+        elif kind == "slope-runs":
+            xs = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+            e = _draw(rng, dist, (n, xs.size))
+            e = e - math.exp(0.5) if dist == "lognormal" else e
+            Y = xs**0.5 * np.exp(0.3 * e)
+            r = slope_check(np.tile(xs, n), Y.ravel(), "<", 0.5 + 0.1 * effect, se="bootstrap",
+                            groups=np.repeat(np.arange(n), xs.size), level=level, n_boot=n_boot)
+        elif kind == "equivalence":
+            e = _draw(rng, dist, n)
+            if dist == "lognormal":  # the difference of two lognormals: symmetric, heavy-tailed
+                e = e - _draw(rng, dist, n)
+            d = 1.0 - effect + e
+            r = compare_equivalent(d, margin=1.0, method=method, level=level, n_boot=n_boot)
+        else:
+            raise ValueError(f"unknown kind {kind!r}")
+        npass += r.verdict == "PASS"
+        nfail += r.verdict == "FAIL"
+    alpha = (1 - level) / 2
+    return {"kind": kind, "n": int(n), "dist": dist, "method": method_label(method), "n_sims": int(n_sims),
+            "effect": float(effect), "pass": npass / n_sims, "fail": nfail / n_sims,
+            "se": math.sqrt(alpha * (1 - alpha) / n_sims)}
+
+
+def power_table(ns=(3, 4, 5, 6, 10, 20), effects=(0.0, 1.0, 2.0), method: str | None = None, n_sims: int = 4000,
+                seed: int = SEED, level: float = LEVEL, dist: str = "normal") -> list[dict]:
+    """The PASS rate of a paired ``"<"`` claim (:func:`compare_paired`) at each run count ``n`` and
+    ``effect``: the paired differences are d = ε − effect with ε from ``dist`` (unit s.d. for
+    "normal", so ``effect`` is the true mean difference in standard deviations of d), simulated
+    through the module, beside the exact power of the one-sided Student t-test at the same level
+    for normal d (``exact_t``).
+
+    Returns:
+        rows ``{"n", "effect", "pass", "exact_t"}`` (``pass`` at ``effect = 0`` is the false-PASS rate).
+    """
+    from scipy.stats import nct
+
+    rows = []
+    for n in ns:
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(7, int(n))))
+        for eff in effects:
+            k = 0
+            for _ in range(n_sims):
+                d = _draw(rng, dist, n) - eff
+                k += compare_paired(d, np.zeros(n), "<", method=method, level=level, n_boot=500).verdict == "PASS"
+            tc = _tq(0.5 + level / 2, n - 1)
+            exact = float(nct.sf(tc, n - 1, eff * math.sqrt(n))) if eff else (1 - level) / 2
+            rows.append({"n": int(n), "effect": float(eff), "pass": k / n_sims, "exact_t": exact})
+    return rows

@@ -48,8 +48,17 @@ def test_verdict_rule_and_sides():
     assert C.verdict(-2, -1, "<") == "PASS"
     assert C.verdict(1, 2, "<") == "FAIL"
     assert C.verdict(-1, 1, "<") == "INCONCLUSIVE"
-    assert C.verdict(-1, 0, "<") == "INCONCLUSIVE" and C.verdict(-1, 0, "<=") == "PASS"
-    assert C.verdict(0, 0, "<=") == "PASS" and C.verdict(0, 0, "<") == "FAIL"
+    # ties do not pass an inequality (issue 23): an interval touching the threshold is INCONCLUSIVE
+    assert C.verdict(-1, 0, "<") == "INCONCLUSIVE" and C.verdict(-1, 0, "<=") == "INCONCLUSIVE"
+    assert C.verdict(0, 0, "<=") == "INCONCLUSIVE" and C.verdict(0, 0, "<") == "FAIL"
+    assert C.verdict(0, 0, ">=") == "INCONCLUSIVE" and C.verdict(0.5, 1, "<=") == "FAIL"
+    # ... unless an equivalence margin fixed before the runs is given
+    assert C.verdict(0, 0, "<=", margin=0.1) == "PASS" and C.verdict(-1, 0, "<=", margin=0.1) == "PASS"
+    assert C.verdict(0, 0, ">=", margin=0.1) == "PASS" and C.verdict(0.2, 1, "<=", margin=0.1) == "FAIL"
+    with pytest.raises(ValueError, match="margin"):
+        C.verdict(-1, 0, "<", margin=0.1)
+    with pytest.raises(ValueError, match="margin"):
+        C.verdict(-1, 0, "<=", margin=-0.1)
     assert C.verdict(1, 2, ">") == "PASS" and C.verdict(-2, -1, ">") == "FAIL"
     assert C.verdict(1, 2, "<", threshold=3) == "PASS"
     assert C.verdict(math.nan, math.nan, "<") == "INCONCLUSIVE"
@@ -62,8 +71,13 @@ def test_determinism_same_runs_same_interval():
     r1 = C.compare_paired(a, b, n_boot=NB)
     r2 = C.compare_paired(a, b, n_boot=NB)
     assert (r1.lo, r1.hi) == (r2.lo, r2.hi)
-    r3 = C.compare_paired(a, b, n_boot=NB, seed=C.SEED + 1)
-    assert (r3.lo, r3.hi) != (r1.lo, r1.hi)  # the seed is what fixes it
+    p1 = C.compare_paired(a, b, n_boot=NB, method="percentile")
+    assert (p1.lo, p1.hi) == (C.compare_paired(a, b, n_boot=NB, method="percentile").lo, p1.hi)
+    r3 = C.compare_paired(a, b, n_boot=NB, seed=C.SEED + 1, method="percentile")
+    assert (r3.lo, r3.hi) != (p1.lo, p1.hi)  # the seed is what fixes a bootstrap interval
+    s1 = C.compare_statistic({"a": a, "b": b}, lambda s: s["a"].mean(-1) - s["b"].mean(-1), n_boot=NB)
+    s2 = C.compare_statistic({"a": a, "b": b}, lambda s: s["a"].mean(-1) - s["b"].mean(-1), n_boot=NB)
+    assert (s1.lo, s1.hi) == (s2.lo, s2.hi)
 
 
 def test_few_runs_are_honest():
@@ -139,7 +153,7 @@ def test_equivalence_inside_outside_straddling():
 
 def test_compare_statistic_joint_resampling():
     rng = np.random.default_rng(4)
-    x = rng.normal(0, 1, (15, 3)) + np.array([3.0, 2.0, 1.0])  # decreasing in the column
+    x = rng.normal(0, 1, (15, 3)) + np.array([6.0, 4.0, 2.0])  # decreasing in the column
     stat = lambda s: np.min(-np.diff(s["x"].mean(axis=-2), axis=-1), axis=-1)  # smallest decrement
     r = C.compare_statistic({"x": x}, stat, ">", 0.0, n_boot=NB)
     assert r.verdict == "PASS" and r.effect == pytest.approx(np.min(-np.diff(x.mean(0))))
@@ -280,7 +294,7 @@ def test_write_claims_json(tmp_path):
     d = json.loads(p.read_text())
     c1, c2 = d["claims"]
     assert c1["verdict"] == "PASS" and c1["passed"] is True and len(c1["interval"]) == 2 and c1["level"] == 0.95
-    assert c1["method"] == "percentile" and c1["detail"]
+    assert c1["method"] == "t" and c1["detail"]  # the calibrated default
     assert c2["verdict"] == "INCONCLUSIVE" and c2["interval"] is None
     assert d["summary"] == {"PASS": 1, "FAIL": 0, "INCONCLUSIVE": 1} and d["paper"] == "X"
 
@@ -304,7 +318,7 @@ def test_report_renders_old_and_new_claims_json(tmp_path):
     assert "**FAIL** (1; interval: -)" in md and "**PASS** (2; interval: -)" in md
     assert "a \\| b" in md
     row = next(line for line in md.splitlines() if "`n1`" in line)
-    assert "**PASS** (R 1 vs 2; interval: -5." in row and "(95% percentile)" in row
+    assert "**PASS** (R 1 vs 2; interval: -5." in row and "(95% t)" in row
     assert "**INCONCLUSIVE** (v; interval: -)" in md
 
 
@@ -431,3 +445,110 @@ def test_combine_picks_the_weakest_pass_across_kinds():
     e1 = C.compare_equivalent(a, b, ratio_bounds=(0.8, 1.25), n_boot=NB)
     e2 = C.compare_equivalent(1.15 * a, b, ratio_bounds=(0.8, 1.25), n_boot=NB)
     assert C.combine([e1, e2]).effect == pytest.approx(e2.effect)
+
+
+# ------------------------------------------------------------------------------ issue 23: calibrated defaults
+def test_method_none_is_the_calibrated_default():
+    a, b = _runs(-1.0, n=6, noise=2.0, seed=7)
+    r = C.compare_paired(a, b, method=None)
+    t = C.compare_paired(a, b, method="t")
+    assert r.method == "t" == C.DEFAULT_METHOD and (r.lo, r.hi) == (t.lo, t.hi)
+    from scipy.stats import ttest_rel
+
+    ci = ttest_rel(a, b).confidence_interval(0.95)
+    assert (r.lo, r.hi) == pytest.approx((ci.low, ci.high))
+    assert C.interval(a - b) == C.interval(a - b, method="t")
+    assert C.compare_unpaired(a, b).method == "welch"
+    assert C.compare_statistic({"a": a}, lambda s: s["a"].mean(-1), ">", 0.0, n_boot=NB).method == "jackknife"
+    assert C.method_label(None).startswith("Student t") and C.resolve_method(None) == "t"
+    with pytest.raises(ValueError, match="method"):
+        C.resolve_method("jackknife")
+
+
+def test_three_runs_on_one_side_no_longer_pass_by_themselves():
+    # the percentile bootstrap of 3 runs never leaves their range (a PASS from any 3 same-sign runs);
+    # Student t needs the effect to be large against the spread
+    a3, b3 = np.array([1.0, 2.0, 3.0]), np.array([1.5, 7.0, 3.2])  # d = -0.5, -5, -0.2
+    assert C.compare_paired(a3, b3, method="percentile", n_boot=NB).verdict == "PASS"
+    r = C.compare_paired(a3, b3)
+    assert r.verdict == "INCONCLUSIVE" and r.hi > 0 and "3/3 runs favour, sign p = 0.12" in r.text()
+    assert C.compare_paired(a3, np.array([5.0, 7.0, 6.5])).verdict == "PASS"  # d = -4, -5, -3.5
+
+
+def test_fieller_ratio_interval_and_verdict_agree_with_the_paired_t_test():
+    from scipy.stats import ttest_rel
+
+    a, b = _runs(0.0, n=8, noise=3.0, seed=9)
+    a = 0.9 * a
+    r = C.compare_ratio(a, b, "<", 1.0)
+    assert r.method == "fieller" and r.effect == pytest.approx(a.mean() / b.mean())
+    assert r.lo < r.effect < r.hi
+    # the bounds are the ratios where the paired t-test of a − ρ b is exactly at its critical value
+    for rho in (r.lo, r.hi):
+        assert ttest_rel(a, rho * b).pvalue == pytest.approx(0.05, abs=1e-6)
+    for bound in (r.lo * 0.99, r.hi * 1.01, r.effect):
+        p = ttest_rel(a, bound * b, alternative="less").pvalue
+        v = C.compare_ratio(a, b, "<", bound).verdict
+        assert (v == "PASS") == (p < 0.025)
+    # deterministic runs: the point
+    d = C.compare_ratio([2.0, 2.0, 2.0], [4.0, 4.0, 4.0], "<", 1.0)
+    assert (d.lo, d.hi) == (0.5, 0.5) and d.verdict == "PASS"
+    # B not distinguishable from 0: the Fieller set is unbounded -> INCONCLUSIVE
+    u = C.compare_ratio([1.0, 2.0, 3.0], [0.01, 5.0, 0.02], "<", 10.0)
+    assert u.verdict == "INCONCLUSIVE" and math.isinf(u.hi) and "unbounded" in u.note
+    # the old bootstrap stays available
+    assert C.compare_ratio(a, b, "<", 1.0, method="percentile", n_boot=NB).method == "percentile"
+    e = C.compare_equivalent(a, b, ratio_bounds=(0.5, 2.0))
+    assert e.method == "fieller" and e.verdict == "PASS"
+
+
+def test_ties_need_a_margin():
+    same = [3.0, 3.0, 3.0]
+    r = C.compare_paired(same, same, "<=")
+    assert (r.lo, r.hi) == (0.0, 0.0) and r.verdict == "INCONCLUSIVE"
+    r = C.compare_paired(same, same, "<=", margin=0.5)
+    assert r.verdict == "PASS" and "margin 0.5" in r.text()
+    assert C.compare_equivalent(same, same, margin=0.0).verdict == "PASS"  # an identity is an equivalence
+    with pytest.raises(ValueError, match="margin"):
+        C.compare_paired(same, same, "<", margin=0.5)
+
+
+def test_diverged_runs_are_never_dropped():
+    a = np.array([1.0, 2.0, np.nan, 1.5, 1.2])
+    b = np.array([5.0, 6.0, 5.5, np.inf, 5.2])
+    with pytest.raises(ValueError, match="diverged"):
+        C.compare_paired(a, b)
+    w = C.compare_paired(a, b, diverged="worst")
+    # A's diverged run counts as the worst observed value (6.0), so does B's
+    x, y, k, note = C.handle_diverged(a, b, "worst")
+    assert k == 2 and x[2] == 6.0 and y[3] == 6.0 and "2 of 5 runs diverged (A: 1, B: 1)" in note
+    assert w.effect == pytest.approx(np.mean(x - y)) and "diverged" in w.text()
+    i = C.compare_paired(a, b, diverged="inconclusive")
+    assert i.verdict == "INCONCLUSIVE" and "2 of 5 runs diverged" in i.note
+    lower = C.handle_diverged(a, b, "worst", worse="lower")[0]
+    assert lower[2] == 1.0
+    assert C.compare_ratio(a, b, "<", 1.0, diverged="inconclusive").verdict == "INCONCLUSIVE"
+    assert "diverged" in C.compare_unpaired(a, b, diverged="worst").note
+    with pytest.raises(ValueError, match="diverged"):
+        C.compare_paired(a, b, diverged="drop")
+
+
+def test_slopes_are_decided_by_their_interval_by_default():
+    x = np.array([1, 2, 4, 8, 16.0])
+    y = x**0.5 * np.exp([0.2, -0.2, 0.15, -0.1, 0.05])
+    f = C.fit_slope(x, y)
+    assert f.lo < 0.55 < f.hi
+    assert C.slope_check(x, y, "<=", 0.55).verdict == "INCONCLUSIVE"
+    assert C.slope_check(x, y, "<=", 0.55, rule="point").verdict in ("PASS", "FAIL")
+    assert "point rule" in C.slope_check(x, y, "<=", 0.55, rule="point").note
+    d = C.compare_slopes(x, y, x, y * x**0.5, "<")
+    assert d.method == "ols-welch" and d.effect == pytest.approx(-0.5) and d.verdict in ("PASS", "INCONCLUSIVE")
+
+
+def test_null_pass_rate_and_power_table_are_reproducible():
+    r1 = C.null_pass_rate("paired", 4, "normal", n_sims=200)
+    r2 = C.null_pass_rate("paired", 4, "normal", n_sims=200)
+    assert r1 == r2 and 0 <= r1["pass"] <= 1
+    rows = C.power_table(ns=(5,), effects=(0.0, 2.0), n_sims=300)
+    assert rows[0]["effect"] == 0.0 and rows[1]["pass"] > rows[0]["pass"]
+    assert rows[1]["exact_t"] == pytest.approx(rows[1]["pass"], abs=0.1)
