@@ -34,6 +34,75 @@ def _out_of_place_downdate(self, n, u, den):
     self.Ainv[n] = self.Ainv[n] - np.outer(u, u) / den
 
 
+def _reference_history_s2(self):
+    """Before issue 25: the quadratic form through the explicit inverse, ``Σ (Z A⁻¹) ∘ Z``."""
+    nh = self._nh
+    if self.finite:
+        return self.s2_last[self._hI[:nh]]
+    return self._s2_ctx(self._hZ[:nh, : self.m], self._hK[:nh], self.Ainv_g)
+
+
+def _reference_sync(self, t):
+    """The sync path before issue 25 (row-by-row dictionary, a fresh feature buffer, ``np.linalg.inv``)."""
+    from bandits.comm import SERVER
+    from bandits.estimators import NystromDictionary
+
+    d, nh = self.d, self._nh
+    p = np.minimum(1.0, self.qbar * self._history_s2())
+    owner = self._hA[:nh]
+    order = np.argsort(owner, kind="stable")
+    ends = np.cumsum(np.bincount(owner, minlength=self.N))
+    chosen = []
+    for n in range(self.N):
+        rows = order[(ends[n - 1] if n else 0): ends[n]]
+        if not len(rows):
+            continue
+        keep = self.rngs[n].random(len(rows)) < p[rows]
+        if keep.any():
+            self.ledger.send(t, n, SERVER, "dictionary_points", int(keep.sum()) * d)
+        chosen.append(rows[keep])
+    allc = self._hX[np.concatenate(chosen)] if chosen else np.zeros((0, d))
+    if len(allc):
+        _, first = np.unique(allc, axis=0, return_index=True)
+        allc = allc[np.sort(first)]
+    self.dic = NystromDictionary(self.kernel, d)
+    self.dic.add(allc)
+    if len(allc):
+        self.ledger.broadcast(t, "dictionary", len(allc) * d)
+    self.m = m = self.dic.m
+    mat = m * (m + 1) // 2 if self.sym else m * m
+    if self.finite:
+        self.Zc = self.dic.features(self.X)
+        self.znorm2 = np.einsum("ij,ij->i", self.Zc, self.Zc)
+        Z = self.Zc[self._hI[:nh]]
+    else:
+        Z = self.dic.features(self._hX[:nh])
+        self._hZ = np.zeros((len(self._hY), m))
+        self._hZ[:nh] = Z
+    A = Z.T @ Z
+    A[np.diag_indices(m)] += self.lam
+    b = Z.T @ self._hY[:nh]
+    for n in range(self.N):
+        self.ledger.send(t, n, SERVER, "embedded_statistics", mat + m)
+    self.ledger.broadcast(t, "global_statistics", mat + m)
+    Ainv = np.linalg.inv(A)
+    self.Ainv_g = 0.5 * (Ainv + Ainv.T)
+    for n in range(self.N):
+        self.Ainv[n], self.b[n] = self.Ainv_g, b
+    self._own[:] = False
+    if self.finite:
+        ZA = self.Zc @ self.Ainv_g
+        q = np.maximum(np.einsum("ij,ij->i", ZA, self.Zc), 0.0)
+        mu = ZA @ b
+        for n in range(self.N):
+            self.q[n], self.mu[n] = q.copy(), mu.copy()
+        self.s2_last = np.maximum((self.kd - self.znorm2) / self.lam, 0.0) + q
+    self.acc[:] = 0.0
+    self.t_last = t
+    self.n_syncs += 1
+    self.dict_sizes.append(m)
+
+
 def _check_same(fast, slow, atol):
     np.testing.assert_allclose(fast["arrays"]["regret"], slow["arrays"]["regret"], rtol=0, atol=atol)
     for k in ("comm_up", "comm_down"):
@@ -55,6 +124,43 @@ def test_fast_path_matches_direct_computation(monkeypatch, trigger, direct):
         m.setattr(dk.ApproxDisKernelUCB, *direct)
         slow = run_cell(cfg, 3, 0)
     _check_same(fast, slow, 1e-12)
+
+
+@pytest.mark.parametrize("trigger", ["var_sum", "dislinucb_logdet"])
+@pytest.mark.parametrize("env", ["f1", "f2"])
+def test_level3_sync_path_gives_the_old_runs(monkeypatch, trigger, env):
+    """Issue 25: the sync path's LAPACK dictionary, Cholesky inverse and triangular-solve sampling
+    give the runs of the pre-issue-25 code (same choices, communication, syncs and dictionaries)."""
+    cfg = dict(CFG, N=10, T=300, env=dict(CFG["env"], name=env), params=dict(CFG["params"], trigger=trigger))
+    fast = run_cell(cfg, 5, 0)
+    with monkeypatch.context() as m:
+        m.setattr(dk.ApproxDisKernelUCB, "_sync", _reference_sync)
+        m.setattr(dk.ApproxDisKernelUCB, "_history_s2", _reference_history_s2)
+        slow = run_cell(cfg, 5, 0)
+    _check_same(fast, slow, 1e-12)
+    assert fast["meta"]["info"]["dict_sizes"][-1] > 20
+
+
+def test_fresh_dictionary_equals_incremental_cholesky():
+    from bandits.estimators import NystromDictionary
+    from bandits.kernels import make_kernel
+
+    k = make_kernel({"name": "rbf", "gamma": 1.0})
+    X = np.random.default_rng(0).normal(size=(60, 4))
+    ref = NystromDictionary(k, 4)
+    ref.add(X)
+    new = dk.fresh_dictionary(k, 4, X)
+    np.testing.assert_allclose(new.L, ref.L, atol=1e-10)
+    np.testing.assert_array_equal(new.points, ref.points)
+    # a duplicated row: the incremental path (which skips it) is taken
+    Xd = np.vstack([X[:5], X[2:3]])
+    dup = dk.fresh_dictionary(k, 4, Xd)
+    assert dup.m == 5 and dup.n_skipped == 1
+    A = np.cov(np.random.default_rng(1).normal(size=(5, 30))) + np.eye(5)
+    L, Ainv = dk.chol_inverse(A)
+    np.testing.assert_allclose(L @ L.T, A, atol=1e-12)
+    np.testing.assert_allclose(Ainv, np.linalg.inv(A), atol=1e-12)
+    np.testing.assert_array_equal(Ainv, Ainv.T)
 
 
 def test_finite_domain_path_uses_the_shared_buffers():
