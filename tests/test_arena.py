@@ -283,3 +283,44 @@ def test_a_run_that_breaks_down_is_reported_not_dropped(monkeypatch, tmp_path):
     f = ar.failures(res)
     assert len(f) == 6 and f.failed.str.contains("FloatingPointError").all()
     assert res.points.empty
+
+
+def _constructed_runs(failed_rep=None):
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    pts = [("Async-KernelUCB", "D", 1.0, 100.0, 1e4), ("Async-KernelUCB", "D", 10.0, 110.0, 1e3),
+           ("N-KernelUCB", "beta", 1.0, 300.0, 0.0), ("N-KernelUCB", "beta", 2.0, 250.0, 0.0),
+           ("DisLinUCB", "c", 1.0, 400.0, 1e3)]
+    rows = []
+    for rep in range(4):
+        shared = rng.normal(0, 5)
+        for m, k, v, R, C in pts:
+            rows.append({"protocol": "async", "env": "h1", "method": m, "knob": k, "value": v, "rep": rep,
+                         "R_T": R + shared + rng.normal(0, 2), "C": C, "messages": 1, "rounds": 1,
+                         "wall_time": 0.0, "failed": None})
+    runs = pd.DataFrame(rows)
+    if failed_rep is not None:
+        i = runs[(runs.method == "Async-KernelUCB") & (runs.value == 1.0) & (runs.rep == failed_rep)].index
+        runs.loc[i, "R_T"] = np.nan
+        runs.loc[i, "failed"] = "FloatingPointError"
+    return runs
+
+
+def test_arena_claims_are_hypotheses_picked_on_other_runs_and_count_failures():
+    runs = _constructed_runs()
+    res = ar.ArenaResults(_params(), runs, ar.summarise(runs))
+    claims = {c.id: c for c in ar.arena_claims(res)}
+    c = claims["comm-pays-async-h1"]
+    assert c.verdict == "PASS" and c.quote == "paraphrase" and "package's hypothesis" in c.claim
+    assert "picked on the other runs" in c.value and "run 3: Async-KernelUCB (D=1) vs N-KernelUCB (beta=2)" in c.value
+    assert c.method == "t"
+    assert claims["kernel-beats-linear-async-h1"].verdict == "PASS"
+    # a failed run is the worst outcome of its comparison, not dropped
+    bad = _constructed_runs(failed_rep=0)
+    res = ar.ArenaResults(_params(), bad, ar.summarise(bad))
+    claims = {c.id: c for c in ar.arena_claims(res)}
+    front = claims["async-front-h1"]
+    assert any("1 of 4 runs diverged" in d for d in front.detail)
+    # picking on the other runs: run 0 never sees its own failure, the others never pick the failed point
+    assert "run 1: Async-KernelUCB (D=10)" in claims["comm-pays-async-h1"].value
