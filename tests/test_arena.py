@@ -324,3 +324,18 @@ def test_arena_claims_are_hypotheses_picked_on_other_runs_and_count_failures():
     assert any("1 of 4 runs diverged" in d for d in front.detail)
     # picking on the other runs: run 0 never sees its own failure, the others never pick the failed point
     assert "run 1: Async-KernelUCB (D=10)" in claims["comm-pays-async-h1"].value
+
+
+def test_committed_claims_match_a_recompute_from_the_committed_runs():
+    """figures/arena/claims.json was written by tools/recompute_claims.py from results.csv."""
+    import json
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "tools"))
+    import recompute_claims
+
+    committed = json.loads((root / "figures" / "arena" / "claims.json").read_text())
+    _, claims = recompute_claims.recompute("arena")
+    assert {c["id"]: c["verdict"] for c in committed["claims"]} == {c.id: c.verdict for c in claims}

@@ -176,3 +176,21 @@ def test_fig1_claims_quote_the_paper_and_use_the_calibrated_default():
     assert "leave-one-run-out" in reg.check
     comm = claims["fig1-comm-h1"]
     assert comm.verdict == "PASS"  # deterministic differences: the point interval [-30, -30]
+
+
+@pytest.mark.parametrize("name", ["duets", "duets_theory"])
+def test_committed_claims_match_a_recompute_from_the_committed_runs(name):
+    """figures/<name>/claims.json was written by tools/recompute_claims.py from the committed per-run
+    files: recomputing gives the same verdicts (a change of the claims code must refresh it)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "tools"))
+    import recompute_claims
+
+    committed = json.loads((root / "figures" / name / "claims.json").read_text())
+    _, claims = recompute_claims.recompute(name)
+    assert {c["id"]: c["verdict"] for c in committed["claims"]} == {c.id: c.verdict for c in claims}
+    assert [c["kind"] for c in committed["claims"]] == [c.kind for c in claims]
