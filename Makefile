@@ -177,3 +177,11 @@ clean: ## remove results/ and cache/ (figures/ stays)
 
 distclean: clean ## also remove the virtual environment
 	rm -rf $(VENV)
+
+SITE_DIR ?= docs/_build/html
+# The website: Sphinx + myst-nb, execution off (the committed executed notebooks and figures are rendered,
+# nothing is recomputed). docs/_gen/ is written first by `python -m bandits.report site`.
+site: $(STAMP) ## the companion website into docs/_build/html (Sphinx + myst-nb; renders figures/, runs nothing)
+	$(VPY) -m bandits.report site
+	$(VPY) -m sphinx -b html -q -j 2 docs $(SITE_DIR)
+	@echo "site: $(SITE_DIR)/index.html (serve: $(VPY) -m http.server -d $(SITE_DIR))"

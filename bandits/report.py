@@ -1,7 +1,20 @@
 """Reports built from the notebooks' outputs.
 
-``python -m bandits.report`` (run by ``make figures``) fills the README's claims table from
-``figures/*/claims.json`` (full mode) and, where present, ``results/quick/*/claims.json``.
+``python -m bandits.report`` (run by ``make figures`` and ``make site``) writes, from
+``figures/*/claims.json``:
+
+* ``CLAIMS.md``: one section per paper, one table per notebook, one row per claim: the claim (its
+  source in the paper, verbatim or paraphrase), its kind (a paper claim or an implementation check),
+  the check, the number, the interval, the verdict and, for a verdict other than PASS, its cause
+  (:func:`claims_page`);
+* the README's summary between the markers ``<!-- claims-table:start/end -->``: per paper, paper
+  claims counted apart from implementation checks, and the headline claim's verdict in one line
+  (:func:`readme_summary`).
+
+A ``claims.json`` older than issue 23 has no ``kind``: its claims count as paper claims (the
+:class:`~bandits.experiments.common.Claim` default) until the notebook runs again.
+:func:`claims_markdown` (one table, full and quick mode side by side) is the older layout, kept for
+a one-page view of both modes.
 
 ``python -m bandits.report refresh-notebook notebooks/X.py`` (or ``X.ipynb``) runs the notebook
 pair's ``.py`` source in quick mode with papermill and rewrites ``X.ipynb`` with no outputs except
@@ -163,7 +176,165 @@ def _mode(folder: Path) -> str | None:
         return None
 
 
+#: The papers in the order the README and the site present them (others follow, sorted).
+PAPER_ORDER = ("DUETS", "CoPE-KB", "Async-KernelUCB", "Coop-KernelUCB", "FN-UCB")
+CAUSE_WORDS = {
+    "paper": "the paper's statement does not hold here",
+    "setting": "depends on a setting the paper does not give",
+    "approximation": "an approximation of this package",
+    "open": "open",
+}
+
+
+def _kind(c: dict) -> str:
+    return c.get("kind") or "paper"
+
+
+def by_paper(data: dict) -> dict:
+    """``{paper: [(notebook, payload), ...]}`` in :data:`PAPER_ORDER`, main notebooks before
+    ``*_theory`` ones."""
+    groups: dict[str, list] = {}
+    for nb in sorted(data, key=lambda n: (n.endswith("_theory"), n)):
+        groups.setdefault(_paper(data[nb], nb), []).append((nb, data[nb]))
+    order = [p for p in PAPER_ORDER if p in groups] + sorted(p for p in groups if p not in PAPER_ORDER)
+    return {p: groups[p] for p in order}
+
+
+def kind_counts(claims) -> dict:
+    """``{"paper": {"PASS", "FAIL", "INCONCLUSIVE"}, "implementation": {...}}`` of claims.json entries."""
+    out = {k: {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0} for k in ("paper", "implementation")}
+    for c in claims:
+        out["implementation" if _kind(c) == "implementation" else "paper"][_verdict(c)] += 1
+    return out
+
+
+def kind_line(claims) -> str:
+    """``"paper claims: n PASS, n FAIL, n INCONCLUSIVE; implementation checks: k of m PASS"``, or,
+    for claims.json files written before claims had a ``kind``, the counts of all claims so marked."""
+    claims = list(claims)
+    k = kind_counts(claims)
+    p, i = k["paper"], k["implementation"]
+    if not any("kind" in c for c in claims):
+        return (f"{p['PASS']} PASS, {p['FAIL']} FAIL, {p['INCONCLUSIVE']} INCONCLUSIVE "
+                "(claims.json written before claims had a kind: paper claims and implementation checks "
+                "not yet told apart; the next run of the notebook labels them)")
+    return (f"paper claims: {p['PASS']} PASS, {p['FAIL']} FAIL, {p['INCONCLUSIVE']} INCONCLUSIVE; "
+            f"implementation checks: {i['PASS']} of {sum(i.values())} PASS")
+
+
+def headline(entries) -> tuple[str, dict] | None:
+    """The paper's headline claim: the first paper claim of its main notebook (the first notebook of
+    :func:`by_paper`'s list that has one), with that notebook's name."""
+    for nb, payload in entries:
+        for c in payload.get("claims", []):
+            if _kind(c) == "paper":
+                return nb, c
+    return None
+
+
+def _short(text: str, n: int = 110) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def cause_text(c: dict) -> str:
+    """The cause of a verdict other than PASS, in words (``-`` for a PASS)."""
+    if _verdict(c) == "PASS":
+        return "-"
+    key = c.get("cause") or "open"
+    note = c.get("cause_note") or ""
+    return CAUSE_WORDS.get(key, key) + (f": {note}" if note else "")
+
+
+def readme_summary(full: dict) -> str:
+    """The README's summary: per paper, paper claims (PASS / FAIL / INCONCLUSIVE) apart from
+    implementation checks (PASS of all), and the headline claim's verdict in one line."""
+    lines = ["| paper | paper claims: PASS / FAIL / INCONCLUSIVE | implementation checks: PASS of all | "
+             "headline claim (verdict) |", "|---|---|---|---|"]
+    esc = lambda t: str(t).replace("|", "\\|")
+    for paper, entries in by_paper(full).items():
+        claims = [c for _nb, payload in entries for c in payload.get("claims", [])]
+        k = kind_counts(claims)
+        p, i = k["paper"], k["implementation"]
+        h = headline(entries)
+        head = f"**{_verdict(h[1])}**: {esc(_short(h[1]['claim']))} (`{h[1]['id']}`)" if h else "-"
+        impl = f"{i['PASS']} of {sum(i.values())}" if any("kind" in c for c in claims) else "not labelled yet¹"
+        lines.append(f"| {paper} | {p['PASS']} / {p['FAIL']} / {p['INCONCLUSIVE']} | {impl} | {head} |")
+    if any(not any("kind" in c for _nb, pl in e for c in pl.get("claims", [])) for e in by_paper(full).values()):
+        lines += ["", "¹ Its claims.json files were written before claims had a kind (paper claim or "
+                      "implementation check): all its claims are counted in the first column until its "
+                      "notebooks run again."]
+    return "\n".join(lines)
+
+
+def claims_page(full: dict, title: str = "# Claims, checked", links: bool = True) -> str:
+    """``CLAIMS.md``: one section per paper, a table per notebook, a row per claim (``links``: link each
+    notebook's ``figures/`` folder, as the repository shows it; the site names it instead)."""
+    esc = lambda t: " ".join(str(t).split()).replace("|", "\\|")
+    out = [title, "",
+           "Generated by `python -m bandits.report` (run by `make figures` and `make site`) from "
+           "`figures/<notebook>/claims.json`, the committed full-mode runs; do not edit by hand. "
+           "**kind**: *paper* (a statement of the paper, tested by the runs) or *implementation* (a check of "
+           "this package: an identity, bookkeeping, a definition, a bound far from what is observed): the "
+           "two are counted apart. **interval**: the tested effect and its confidence interval "
+           "(`docs/statistics.md`). **cause** (verdicts other than PASS): *paper* (the paper's statement does "
+           "not hold here), *setting* (depends on a setting the paper does not give), *approximation* (an "
+           "approximation of this package) or *open*. Quick-mode verdicts are what `make test` checks "
+           "(nbval, the notebooks' claims cells).", ""]
+    for paper, entries in by_paper(full).items():
+        claims = [c for _nb, payload in entries for c in payload.get("claims", [])]
+        k = kind_counts(claims)
+        p, i = k["paper"], k["implementation"]
+        out += [f"## {paper}", "", kind_line(claims)[0].upper() + kind_line(claims)[1:] + ".", ""]
+        for nb, payload in entries:
+            mode = payload.get("mode") or "full"
+            where = f"[figures/{nb}](figures/{nb})" if links else f"`figures/{nb}`"
+            out += [f"### {nb} ({mode} mode, {where})", "",
+                    "| id | claim | kind | check | number | interval | verdict | cause |",
+                    "|---|---|---|---|---|---|---|---|"]
+            for c in payload.get("claims", []):
+                src = f" [{c['source']}]" if c.get("source") else ""
+                para = " *(paraphrase)*" if c.get("quote", "paraphrase") != "verbatim" and "kind" in c else ""
+                out.append(f"| `{c['id']}` | {esc(c['claim'])}{para}{esc(src)} | {_kind(c)} | {esc(c['check'])} | "
+                           f"{esc(c.get('value', '-'))} | {esc(interval_text(c))} | **{_verdict(c)}** | "
+                           f"{esc(cause_text(c))} |")
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def load_full() -> tuple[dict, dict]:
+    """``(full, quick)`` claims of ``figures/`` and ``results/quick/``; a ``figures/`` folder whose
+    provenance says quick mode counts as quick."""
+    full = _load(ROOT / "figures")
+    quick = _load(ROOT / "results" / "quick")
+    for nb in [nb for nb in full if _mode(ROOT / "figures" / nb) == "quick"]:
+        quick.setdefault(nb, full.pop(nb))
+    return full, quick
+
+
+def write_claims_page(path: Path = ROOT / "CLAIMS.md") -> Path:
+    full, _quick = load_full()
+    path.write_text(claims_page(full), encoding="utf-8")
+    print(f"{path.name}: {sum(len(v.get('claims', [])) for v in full.values())} full-mode claims, "
+          f"{len(by_paper(full))} sections")
+    return path
+
+
 def update_readme(readme: Path = ROOT / "README.md") -> None:
+    """The README's per-paper summary (:func:`readme_summary`) between the markers."""
+    full, _quick = load_full()
+    text = readme.read_text()
+    if START not in text or END not in text:
+        raise SystemExit(f"README.md lacks the markers {START} / {END}")
+    table = readme_summary(full)
+    new = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda m: f"{START}\n{table}\n{END}", text,
+                 flags=re.S)
+    readme.write_text(new)
+    print(f"README summary: {len(by_paper(full))} rows")
+
+
+def update_readme_table(readme: Path = ROOT / "README.md") -> None:
+    """The older layout: every claim in the README, full and quick mode side by side."""
     full = _load(ROOT / "figures")
     quick = _load(ROOT / "results" / "quick")
     # a figures/ folder written in quick mode (its provenance says so) is not a full-mode result
@@ -181,6 +352,65 @@ def update_readme(readme: Path = ROOT / "README.md") -> None:
                  flags=re.S)
     readme.write_text(new)
     print(f"README claims table: {sum(len(v.get('claims', [])) for v in full.values())} full-mode claims")
+
+
+#: Site page slug of each paper (docs/papers/<slug>.md).
+PAPER_SLUGS = {"arena (issue 12)": "arena", "DUETS": "duets", "CoPE-KB": "cope_kb", "Async-KernelUCB": "async_kernelucb",
+               "Coop-KernelUCB": "coop_kernelucb", "FN-UCB": "fn_ucb"}
+
+
+def _slug(paper: str) -> str:
+    return PAPER_SLUGS.get(paper) or re.sub(r"[^a-z0-9]+", "_", paper.lower()).strip("_") or "paper"
+
+
+def write_site_sources(docs: Path = ROOT / "docs", figures: Path = ROOT / "figures") -> list[Path]:
+    """``docs/_gen/`` for ``make site`` (not committed): per paper ``<slug>.md`` (per notebook: its
+    figures and its claims table, with causes and intervals), ``notebooks/<name>.ipynb`` (copies of the
+    committed executed notebooks, which myst-nb renders without running them), ``figures/<name>/*.png``
+    and ``CLAIMS.md`` (the whole claims page). Returns the files written."""
+    import shutil
+
+    gen = docs / "_gen"
+    if gen.exists():
+        shutil.rmtree(gen)
+    (gen / "notebooks").mkdir(parents=True)
+    written = []
+    full = _load(figures)
+    for nb in sorted(full):
+        src = figures / nb / f"{nb}.ipynb"
+        if src.exists():
+            dst = gen / "notebooks" / f"{nb}.ipynb"
+            shutil.copyfile(src, dst)
+            written.append(dst)
+        for png in sorted((figures / nb).glob("*.png")):
+            dst = gen / "figures" / nb / png.name
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(png, dst)
+            written.append(dst)
+    for paper, entries in by_paper(full).items():
+        claims = [c for _nb, payload in entries for c in payload.get("claims", [])]
+        k = kind_counts(claims)
+        p, i = k["paper"], k["implementation"]
+        lines = [f"Full mode (the committed runs): {kind_line(claims)}.", ""]
+        for nb, payload in entries:
+            lines += [f"### Notebook `{nb}`", ""]
+            if (gen / "notebooks" / f"{nb}.ipynb").exists():
+                lines += [f"The executed notebook ({payload.get('mode') or 'full'} mode): "
+                          f"[{nb}](../_gen/notebooks/{nb}.ipynb).", ""]
+            for png in sorted((gen / "figures" / nb).glob("*.png")):
+                lines += [f"```{{figure}} ../_gen/figures/{nb}/{png.name}", ":width: 100%", "",
+                          f"`figures/{nb}/{png.name}`", "```", ""]
+            page = claims_page({nb: payload}, title="", links=False)
+            body = page.split("\n### ", 1)[1].split("\n", 1)[1] if "\n### " in page else ""
+            lines += [f"Claims of `{nb}`:", "", body.strip(), ""]
+        path = gen / f"{_slug(paper)}.md"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        written.append(path)
+    path = gen / "CLAIMS.md"
+    path.write_text(claims_page(full, links=False), encoding="utf-8")
+    written.append(path)
+    print(f"docs/_gen: {len(written)} files ({len(full)} notebooks, {len(by_paper(full))} papers)")
+    return written
 
 
 def refresh_notebook(path: str) -> None:
@@ -243,12 +473,19 @@ def refresh_notebook(path: str) -> None:
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
+        write_claims_page()
         update_readme()
+    elif argv == ["site"]:
+        write_site_sources()
+    elif argv == ["claims"]:
+        write_claims_page()
     elif argv[0] == "refresh-notebook" and len(argv) >= 2:
         for p in argv[1:]:
             refresh_notebook(p)
     else:
-        raise SystemExit("usage: python -m bandits.report [refresh-notebook NOTEBOOK ...]")
+        raise SystemExit("usage: python -m bandits.report [site | claims | refresh-notebook NOTEBOOK ...]\n"
+                         "  (no argument: CLAIMS.md and the README summary; site: docs/_gen/ for make site;\n"
+                         "   claims: CLAIMS.md only)")
 
 
 if __name__ == "__main__":
