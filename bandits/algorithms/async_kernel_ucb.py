@@ -414,6 +414,11 @@ class AsyncKernelUCB(Policy):
         self.rls_prob_sum = 0.0
         self.n_sampled = 0
         self.n_capped = 0
+        # warm-up: the steps whose active client had not yet exchanged (it chose on the prior
+        # μ̃ = 0, σ̃² = k(x, x)/λ, i.e. uniformly among ties); at D = 1 and k(x, x) = λ each client
+        # makes two such pulls (its trigger sum reaches 2 > D at the second)
+        self._exchanged = np.zeros(self.N, dtype=bool)
+        self.prior_steps: list[int] = []
 
     # -- posterior of a model -------------------------------------------------------------------
     def _embed(self, model: _Model, X: np.ndarray) -> np.ndarray:
@@ -475,6 +480,8 @@ class AsyncKernelUCB(Policy):
             s2 = self._pending.get((j, i)) if self._pending_t == t else None
             if s2 is None:
                 s2 = float(self.posterior(self.models[i], x[None], mean=False)[1][0])
+            if not self._exchanged[i]:
+                self.prior_steps.append(int(t))
             self.buf_X[i].append(x)
             self.buf_y[i].append(float(rewards[j]))
             self.V[i] += s2
@@ -537,6 +544,7 @@ class AsyncKernelUCB(Policy):
         self.models[i] = model
         self.buf_X[i], self.buf_y[i] = [], []
         self.V[i] = 0.0
+        self._exchanged[i] = True
         self.comm_steps.append(int(t))
         self.comm_clients.append(int(i))
         self.dict_sizes.append(int(m_new))
@@ -574,4 +582,5 @@ class AsyncKernelUCB(Policy):
             "n_capped": int(self.n_capped),
             "n_sampled": int(self.n_sampled),
             "rls_prob_sum": float(self.rls_prob_sum),
+            "prior_steps": list(self.prior_steps),
         }
