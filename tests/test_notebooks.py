@@ -408,10 +408,11 @@ def test_make_figures_recipe():
     lines = [ln for ln in text.splitlines() if ln.strip()]
     ensure = next(i for i, ln in enumerate(lines) if 'ds="magic mushroom movielens yelp"' in ln)
     assert "bandits.data ensure --only $ds;" in lines[ensure]  # strict: a failure stops make figures
-    runs = next(i for i, ln in enumerate(lines) if "papermill" in ln)
-    assert ensure < runs
+    pre = next(i for i, ln in enumerate(lines) if "nbtools.py preflight" in ln)  # checks before any run
+    runs = next(i for i, ln in enumerate(lines) if "tools/pmrun.py" in ln)  # papermill under pmrun
+    assert ensure < pre < runs
     assert "notebooks/async_kernelucb.ipynb notebooks/duets.ipynb" in lines[runs]  # .py named -> its .ipynb
-    assert "-p mode full" in lines[runs] and "scheduler" not in lines[runs].split("papermill", 1)[1]
+    assert "-p mode full" in lines[runs] and "scheduler" not in lines[runs].split("pmrun.py", 1)[1]
     assert "tools/nbtools.py times figures" in lines[-1]  # the wall-time table comes last
     assert "shared/data" not in text and "BANDITS_DATA_DIR=" not in text
 
