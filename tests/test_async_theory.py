@@ -11,7 +11,7 @@ from bandits.experiments.common import Claim, ParameterError
 from bandits.kernels import make_kernel
 
 TINY = dict(N=5, T=200, n_runs=1, c1_q=[0.5, 2.0], c1_D=[1.0], c4_D=[at.INV_N2, 1.0, 10.0], c5_q=[1.0],
-            c5_D=[0.3, 3.0], c5_approx_c=[1.0], references=False, c6_N=[2, 4], c6_T=100, c6_D=[at.INV_N2],
+            c5_D=[0.3, 3.0], c5_approx_D=[1.0], references=False, c6_N=[2, 4], c6_T=100, c6_D=[at.INV_N2],
             c7_T=[50, 100], c7_D=[at.INV_N2])
 
 
@@ -60,6 +60,19 @@ def test_claims_ids_and_types(tiny):
         assert isinstance(c, Claim)
         assert isinstance(c.passed, bool)
         assert isinstance(c.value, str) and c.value
+        assert c.source  # issue 25: every claim names where the paper makes it
+    kind = {c.id: c.kind for c in claims}
+    assert kind["C6-B-slope"] == kind["C1-size-bound"] == kind["C4-B-bound"] == "implementation"
+    assert kind["C5-tradeoff"] == kind["C7-sublinear"] == "paper"
+    c5 = next(c for c in claims if c.id == "C5-tradeoff")
+    assert c5.quote == "verbatim" and c5.source == "§5.2" and "variance-sum" in c5.check
+
+
+def test_c5_runs_approx_with_figure2_trigger():
+    """Issue 25: C5's Approx-DisKernelUCB uses Figure 2's variance-sum trigger, its D from c5_approx_D."""
+    p = at.theory_params("quick", **TINY)
+    cfgs = [cfg for lab, cfg in at._tasks(p, ["C5"]) if lab["method"] == at.APPROX]
+    assert cfgs and all(c["params"]["trigger"] == "var_sum" and c["params"]["D"] == 1.0 for c in cfgs)
 
 
 def test_plots_return_figures(tiny):
@@ -158,7 +171,7 @@ def test_c5_matching_rule():
     ({"c1_q": []}, "c1_q"),
     ({"c1_q": [0.0]}, "c1_q"),
     ({"c4_D": [0.1, "1/N"]}, "c4_D"),
-    ({"c5_approx_c": "1"}, "c5_approx_c"),
+    ({"c5_approx_D": "1"}, "c5_approx_D"),
     ({"c6_N": [2.5]}, "c6_N"),
     ({"c7_T": [1]}, "c7_T"),
     ({"references": "yes"}, "references"),
