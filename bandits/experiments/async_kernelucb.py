@@ -24,28 +24,46 @@ selection of (γ, α) per (algorithm, environment) by the smallest mean final re
 with their own seeds in full mode. MovieLens is ml-latest-small, not ML-25M. ``device="auto"``
 runs OneKernelUCB's O(t²K) solves in torch on a GPU when one is present (numpy otherwise).
 
-Full mode within the time budget (issue 8; measured costs in the README): the grid is tuned on
-short runs (``tune_T = 1000``, ``tune_runs = 2`` seeds 100+, apart from the reported runs), then
-the selected settings run at the paper's T = 10⁴, N = 100. Each method runs the paper's 10 runs,
-except those named in ``heavy_runs`` on the fresh-context environments (:data:`HEAVY_ENVS`):
-Approx-DisKernelUCB runs 3 and OneKernelUCB 5 of the 10 there by default (``heavy_runs={}``
-restores 10). They are the two costliest methods per run: Approx-DisKernelUCB's syncs re-embed every
-history, and OneKernelUCB's exact posterior on K = 20 fresh arms is O(t²K) per step in float64, ≈ 400 s
-of CPU for a T = 10⁴ run; ten of those on four environments alone would be ≈ 2.2 h of the 2-core
-budget, and the blocked GEMM path already runs near this machine's rate for such skinny products
-(≈ 15 GFLOP/s, against ≈ 35 for square ones). Figure titles and claims say "n of the paper's 10 runs",
-and the paired claims pair the runs both methods have (the first n; every run r shares environment
-and noise streams).
+Full mode (issues 8 and 25; measured costs in the README). **Tuning** (the paper's grid search, §5):
+the whole grid on ``tune_runs = 3`` runs of ``tune_T = 2000`` steps (seeds 100+, apart from the
+reported runs; before issue 25: 2 runs of T = 1000, too few and too short to separate settings),
+then :func:`select_settings`' rule, fixed before the runs: a kernel method's γ is kept only when it
+beats every other γ in a paired comparison over the tuning runs; where any kernel method's γ is
+undecided, every kernel method of that environment gets one common γ (the tuning table
+``tuning_grid.csv`` and the ``selected`` table's ``gamma_rule`` say which). Methods with a single
+grid point are not tuned. The selected settings run at the paper's T = 10⁴, N = 100, 10 runs, except
+``heavy_runs``: OneKernelUCB runs 5 of the 10 on the fresh-context environments
+(:data:`HEAVY_ENVS`; its exact posterior on K = 20 fresh arms is O(t²K) a step in float64, ≈ 500 s
+of CPU a run; ``device="cuda"`` makes it ≈ 40 s). Approx-DisKernelUCB runs the paper's 10 runs
+everywhere since issue 25 (3 before); its sync path was made level-3 for it
+(:mod:`bandits.algorithms.dis_kernel_ucb`). Figure titles and claims say "n of the paper's 10
+runs" where a method has fewer, and the paired claims pair the runs both methods have (the first
+n; every run r shares environment and noise streams).
 A Nyström setting whose tuning runs kept more than ``max_dict_frac`` (0.6) of their points in the
 dictionary is not selected for the long runs (:func:`select_settings`: at γ_k = 4 on f1 the
 dictionaries keep 64–92 % of the points, which at T = 10⁴ needs ~70 GB for Async-KernelUCB's N
-stale factors);
-the tuning table keeps those results and ``selected`` says what was excluded and why. The
-threshold-sensitivity table (not a claim) uses the first ``sens_runs`` (3) runs in full mode, on
+stale factors); the tuning table keeps those results and ``selected`` says what was excluded and why.
+
+**Communication in the open** (issue 25): :func:`comm_table` gives every method's total scalars,
+OneKernelUCB's raw-point broadcast included ((d+1)·N a step) and each method's ratio to it, the
+dictionary size, and Async-KernelUCB's warm-up (pulls made on the prior before a client's first
+exchange: at D = 1 and k(x, x) = λ two per client, since each prior pull adds σ̃² = 1 to the
+trigger sum, and their regret); :func:`run_gamma_sensitivity` / :func:`plot_gamma_sensitivity`
+put regret against communication for γ ∈ ``gsens_gammas`` and q ∈ ``gsens_q`` on f1 and
+MagicTelescope (``gsens_runs`` runs at Figure 2's size; a setting too dense to run at T = 10⁴ is
+represented by its tuning runs, marked). Random play's expected regret (:func:`random_reference`)
+is on every regret panel. Mushroom (UCI, one-hot, d = 117): 7–11 of the 20 k-means arms have mean
+reward exactly 1 (10 environment draws) and the largest-norm arm is always one of them, so a
+linear method's first choice (the widest confidence width under the prior) is optimal and its
+regret is 0; Async-KernelUCB's ≈ 80–93 is its warm-up (200 prior pulls × ≈ 0.45, random play's
+regret per step), after which its regret is 0 (run 0 at full size: 80.5 of 80.5 on the prior).
+
+The threshold-sensitivity table (not a claim) uses the first ``sens_runs`` (3) runs in full mode, on
 ``sens_envs`` = Magic, Mushroom (where the committed full run's D = 1 comparison failed) and f1 (one
 fresh-context environment): Async-KernelUCB at D = 1/N² costs ~2.5× its D = 1 run at T = 10⁴ (measured
 on f1 to t = 4000), so all six environments would add about an hour on 2 cores (``sens_envs=None``).
-Quick mode runs 3 runs (the fewest for which the claims' paired intervals are defined).
+Quick mode runs 3 runs (the fewest for which the claims' paired intervals are defined), with a small
+tuning (γ ∈ {0.1, 1}, α = 1, 3 runs of T = 500) and the γ/q panel at 2 runs.
 """
 from __future__ import annotations
 
