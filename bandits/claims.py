@@ -1144,7 +1144,8 @@ def null_pass_rate(kind: str, n: int, dist: str = "normal", n_sims: int = 2000, 
 
     * ``"paired"``: a, b i.i.d. (``dist``); ``compare_paired(a − effect, b, "<")`` (under the null,
       a PASS is false; so is a PASS of ``">"`` for the same runs, counted as ``fail``).
-    * ``"ratio"``: a, b i.i.d. positive (``dist`` exponentiated when not lognormal: e^X), a scaled
+    * ``"ratio"``: a, b i.i.d. positive (``dist`` exponentiated when not lognormal: e^X, X clipped to
+      ±30), a scaled
       by e^(−effect·0.5); ``compare_ratio(a, b, "<", 1)``.
     * ``"unpaired"``: ``compare_unpaired(a − effect, b, "<")``.
     * ``"statistic"``: ``compare_statistic`` of the log ratio of two column means of positive runs
@@ -1182,12 +1183,12 @@ def null_pass_rate(kind: str, n: int, dist: str = "normal", n_sims: int = 2000, 
             r = compare_unpaired(a, b, "<", method=method, level=level, n_boot=n_boot)
         elif kind == "ratio":
             x = _draw(rng, dist, (2, n))
-            a, b = (x if dist == "lognormal" else np.exp(x))
+            a, b = (x if dist == "lognormal" else np.exp(np.clip(x, -30.0, 30.0)))  # t2: no under/overflow
             a = a * math.exp(-0.5 * effect)
             r = compare_ratio(a, b, "<", 1.0, method=method, level=level, n_boot=n_boot)
         elif kind == "statistic":
             x = _draw(rng, dist, (n, 2))
-            x = x if dist == "lognormal" else np.exp(x)
+            x = x if dist == "lognormal" else np.exp(np.clip(x, -30.0, 30.0))
             x[:, 0] *= math.exp(-0.5 * effect)
             r = compare_statistic({"x": x}, lambda s: np.log(s["x"][..., 0].mean(-1)) - np.log(s["x"][..., 1].mean(-1)),
                                   "<", 0.0, method=method, level=level, n_boot=n_boot)
