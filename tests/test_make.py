@@ -206,8 +206,19 @@ def test_progress_channel_events(tmp_path, monkeypatch):
     assert prog.sweeps == 2 and prog.total == 4 and prog.cached == 1 and prog.computed == 3 and prog.warnings == 2
 
 
-def test_killed_papermill_leaves_no_process_behind(tmp_path):
-    """kill -9 of papermill mid-sweep: pmrun ends the kernel, loky's workers and its resource tracker."""
+def _ppid(pid):
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+
+
+def _guardians(root):
+    """pmrun's guardian: its child that runs no program of its own (a fork of pmrun)."""
+    return [p for p in pmrun.descendants(root) if _ppid(p) == root and "pmrun.py" in open(f"/proc/{p}/cmdline").read()]
+
+
+@pytest.mark.parametrize("victim", ["papermill", "pmrun"])
+def test_killed_run_leaves_no_process_behind(tmp_path, victim):
+    """kill -9 of papermill mid-sweep: pmrun ends the kernel, loky's workers and its resource tracker;
+    kill -9 of pmrun itself: its guardian does."""
     pids = tmp_path / "pids"
     nb = _notebook(tmp_path / "nb.ipynb", "x = 1\n",
                    "import os, time\nfrom joblib import Parallel, delayed\n"
@@ -224,15 +235,19 @@ def test_killed_papermill_leaves_no_process_behind(tmp_path):
         time.sleep(0.5)
         tree = pmrun.descendants(proc.pid)
         workers = [int(p) for p in pids.read_text().split()]
-        assert set(workers) <= set(tree) and len(tree) >= 4, (tree, workers)  # papermill, kernel, workers, tracker
-        papermill = [p for p in tree if Path(f"/proc/{p}/stat").exists()
-                     and int(open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[1]) == proc.pid][0]
-        os.kill(papermill, signal.SIGKILL)
+        assert set(workers) <= set(tree) and len(tree) >= 5, (tree, workers)  # guardian, papermill, kernel, workers
+        tree = [p for p in tree if "from jupyter_client" in open(f"/proc/{p}/cmdline").read()
+                or p not in _guardians(proc.pid)]
+        papermill = [p for p in tree if "papermill" in open(f"/proc/{p}/cmdline").read()
+                     and _ppid(p) == proc.pid][0]
+        os.kill(papermill if victim == "papermill" else proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
-        time.sleep(0.2)
+        deadline = time.monotonic() + 15
+        while [p for p in tree if pmrun._alive(p)] and time.monotonic() < deadline:
+            time.sleep(0.2)
         left = [p for p in tree if pmrun._alive(p)]
         assert not left, f"left behind: {left}"
-        assert proc.returncode == 128 + signal.SIGKILL
+        assert proc.returncode == (128 + signal.SIGKILL if victim == "papermill" else -signal.SIGKILL)
     finally:
         if proc.poll() is None:
             proc.kill()

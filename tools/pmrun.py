@@ -24,7 +24,9 @@ What it adds to ``papermill NOTEBOOK OUTPUT ...``:
   papermill dies (``kill -9``). When papermill exits, for whatever reason, every descendant still
   alive gets SIGTERM, then SIGKILL after 3 s. SIGINT and SIGTERM sent to this process reach
   papermill and end the same way. papermill itself gets ``PR_SET_PDEATHSIG`` (SIGTERM) so that it
-  does not outlive this process.
+  does not outlive this process. And if this process is itself killed with SIGKILL (no cleanup can
+  run then), a guardian forked at the start, which records the process tree every second, ends
+  every process it last saw below it (pid and start time checked, so a reused pid is never hit).
 
 The exit status is papermill's (128 + signal number when a signal ended it).
 """
@@ -120,10 +122,12 @@ def _reap() -> None:
             return
 
 
-def kill_descendants(grace: float = 3.0) -> list[int]:
-    """SIGTERM every descendant of this process, SIGKILL those alive after ``grace`` seconds; returns
-    the pids found."""
-    pids = descendants(os.getpid())
+def kill_descendants(grace: float = 3.0, spare=()) -> list[int]:
+    """SIGTERM every descendant of this process (but ``spare``), SIGKILL those alive after ``grace``
+    seconds; returns the pids found."""
+    spare = set(spare)
+    mine = lambda: [p for p in descendants(os.getpid()) if p not in spare]
+    pids = mine()
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in pids:
             try:
@@ -134,13 +138,67 @@ def kill_descendants(grace: float = 3.0) -> list[int]:
         while time.monotonic() < deadline:
             _reap()
             # orphans reparented to us since the first look are ours to end too
-            pids = sorted(set(pids) | set(descendants(os.getpid())))
+            pids = sorted(set(pids) | set(mine()))
             if not [p for p in pids if _alive(p)]:
                 return pids
             time.sleep(0.05)
-        pids = [p for p in pids if _alive(p)] + [p for p in descendants(os.getpid()) if p not in pids]
+        pids = [p for p in pids if _alive(p)] + [p for p in mine() if p not in pids]
     _reap()
     return pids
+
+
+def _starttime(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().decode(errors="replace").rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def start_guardian(interval: float = 1.0) -> int | None:
+    """Fork the guardian: it records this process's descendants every ``interval`` seconds and, when
+    this process is gone (its pipe closes: normal exit or SIGKILL), ends those still alive. Returns its
+    pid (None where fork is not available)."""
+    import select
+
+    if not hasattr(os, "fork"):
+        return None
+    parent = os.getpid()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(r)
+        os.set_inheritable(w, False)
+        _GUARD["fd"] = w
+        return pid
+    os.close(w)
+    for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(s, signal.SIG_IGN)
+    me = os.getpid()
+    seen: dict[int, str] = {}
+    try:
+        while True:
+            ready, _, _ = select.select([r], [], [], interval)
+            if ready and not os.read(r, 1):
+                break
+            tree = [p for p in descendants(parent) if p != me]
+            seen = {p: t for p in tree if (t := _starttime(p)) is not None}
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            live = [p for p, t in seen.items() if _starttime(p) == t and _alive(p)]
+            for p in live:
+                try:
+                    os.kill(p, sig)
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + 3.0
+            while live and time.monotonic() < deadline:
+                time.sleep(0.05)
+                live = [p for p in live if _starttime(p) == seen[p] and _alive(p)]
+    finally:
+        os._exit(0)
+
+
+_GUARD: dict = {}
 
 
 def _fmt(seconds: float | None) -> str:
@@ -292,6 +350,7 @@ def main(argv=None) -> int:
     args = argv[1:]
     label = label or os.path.splitext(os.path.basename(args[0]))[0]
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    guardian = start_guardian()
     err = sys.stderr
     tty = err.isatty() and os.environ.get("TERM", "") != "dumb"
     fd, progress_path = tempfile.mkstemp(prefix="bandits-progress-", suffix=".jsonl")
@@ -320,7 +379,9 @@ def main(argv=None) -> int:
             time.sleep(0.5)
         prog.poll()
     finally:
-        kill_descendants()
+        kill_descendants(spare=[guardian] if guardian else ())
+        if "fd" in _GUARD:
+            os.close(_GUARD.pop("fd"))  # the guardian finds nothing left and exits
         pump.join(timeout=5)
         prog.poll()
         with prog.lock:
