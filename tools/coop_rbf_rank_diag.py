@@ -6,7 +6,9 @@ context laws the MMD at σ_z = 1 can separate, ``bandits.envs.coop``) beside the
 Full-mode RBF settings (K̂_z every 10 rounds, 128 RFF for the MMD embedding, 32 Nyström features)
 at V = 32, T = 600, 4 paired trials, on ER(32, 0.7) and, if the data are there, musae-Twitch.
 
-    PYTHONPATH=. python tools/coop_rbf_rank_diag.py [OUT_DIR] [GRAPHS...]
+    PYTHONPATH=. python tools/coop_rbf_rank_diag.py [OUT_DIR] [GRAPHS...] [--old-env]
+
+``--old-env``: the RBF environment before issue 29 (``ω = ρ = 0.5``: K̂_z at σ_z = 1 nearly constant).
 
 Writes ``OUT_DIR/rank_diag_runs.csv`` (one row per run: R̂(T), wall time, ranks, smallest kept own
 variance), ``rank_diag_ranks.csv`` (per panel and method, with the K̂_z separation) and
@@ -19,10 +21,13 @@ from pathlib import Path
 from bandits.experiments import coop_kernelucb as ex
 from bandits.experiments.common import claims_table
 
-out = Path(sys.argv[1] if len(sys.argv) > 1 else "figures/coop_kernelucb/small_instances")
-graphs = sys.argv[2:] or ["er", "twitch"]
+args = [a for a in sys.argv[1:] if a != "--old-env"]
+old_env = "--old-env" in sys.argv[1:]
+out = Path(args[0] if args else "figures/coop_kernelucb/issue29/small_er")
+graphs = args[1:] or ["er"]
 out.mkdir(parents=True, exist_ok=True)
-p = ex.fig1_params("full", V=32, rows=["rbf"], graphs=graphs, T_rbf=600, n_runs=4)
+env = dict(omega_rbf=0.5, rho_rbf=0.5) if old_env else {}
+p = ex.fig1_params("full", V=32, rows=["rbf"], graphs=graphs, T_rbf=600, n_runs=4, **env)
 t0 = time.time()
 res = ex.run_fig1(p, seed=0, n_jobs=1, backend="serial", progress=False)
 print(f"{res.computed} runs computed, {res.cached} cached, {time.time() - t0:.0f} s", flush=True)
