@@ -19,7 +19,7 @@ from ..runner import BACKENDS, provenance
 
 __all__ = ["MODES", "KINDS", "QUOTES", "CAUSES", "ParameterError", "mode_params", "validate_common", "check_choice", "check_int",
            "check_number", "Claim", "claims_table", "write_claims", "write_provenance", "verdict_counts",
-           "summary_line", "kind_summary",
+           "summary_line", "kind_summary", "start_notebook", "finish_notebook",
            "fmt", "loglog_slope", "default_cache_dir", "CSV_FLOAT_FORMAT", "results_rows", "write_results_csv"]
 
 MODES = ("quick", "full")
@@ -449,3 +449,30 @@ def resolve_out(out: str | os.PathLike) -> Path:
     """A relative ``out`` is taken from the repository root, whatever the notebook's cwd."""
     p = Path(out)
     return p if p.is_absolute() else repo_root() / p
+
+
+# ------------------------------------------------------------------------------ the notebooks' set-up and finish
+def start_notebook(*, mode, seed, n_jobs, backend, out, scheduler=None, datasets=()) -> Path:
+    """The first cell after ``parameters`` of every notebook: :func:`validate_common` (every common
+    parameter, ``out`` writable, the declared ``datasets`` present, no unknown injected parameter),
+    then the dask ``scheduler`` resolved (:func:`bandits.runner.resolve_scheduler`; every dask sweep
+    then uses that cluster), then the output folder created. Returns the output folder (a relative
+    ``out`` is taken from the repository root)."""
+    from ..runner import resolve_scheduler
+
+    validate_common(mode, seed, n_jobs, backend, out, datasets=datasets)
+    resolve_scheduler(scheduler, backend)
+    out_dir = resolve_out(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir
+
+
+def finish_notebook(claims: list[Claim], params: dict, *, seed, out_dir, notebook: str, mode, n_jobs, backend,
+                    about: dict, provenance_extra: dict | None = None) -> None:
+    """The last cell of every notebook: ``claims.json`` (with ``about``, e.g. the paper and figure, and
+    the mode), ``provenance.json`` (the parameters, the seed, the notebook, mode, workers and backend,
+    plus ``provenance_extra``) and the claims table printed (the text nbval compares)."""
+    write_claims(claims, out_dir, dict(about, mode=mode))
+    write_provenance(params, seed, out_dir, dict({"notebook": notebook, "mode": mode, "n_jobs": n_jobs,
+                                                  "backend": backend}, **(provenance_extra or {})))
+    print(claims_table(claims))

@@ -1,0 +1,31 @@
+"""The notebooks' shared set-up and finish (bandits.experiments.common.start_notebook / finish_notebook)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bandits.experiments.common import Claim, ParameterError, finish_notebook, start_notebook
+
+
+def test_start_notebook_validates_then_creates_the_folder(tmp_path):
+    out = tmp_path / "nb"
+    got = start_notebook(mode="quick", seed=0, n_jobs=1, backend="serial", out=str(out))
+    assert got == out and out.is_dir()
+    with pytest.raises(ParameterError, match="'mode'"):
+        start_notebook(mode="fast", seed=0, n_jobs=1, backend="serial", out=str(out))
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ParameterError, match="'out'"):
+        start_notebook(mode="quick", seed=0, n_jobs=1, backend="serial", out=str(tmp_path / "file"))
+
+
+def test_finish_notebook_writes_claims_provenance_and_prints_the_table(tmp_path, capsys):
+    claims = [Claim("c1", "A beats B", "A − B < 0", "1 vs 2", True, quote="verbatim", source="§5")]
+    finish_notebook(claims, {"T": 10}, seed=3, out_dir=tmp_path, notebook="x.ipynb", mode="quick", n_jobs=1,
+                    backend="serial", about={"paper": "X", "figure": "1"})
+    text = capsys.readouterr().out
+    assert text.startswith("[PASS] c1") and "paper claims: 1 PASS" in text
+    c = json.loads((tmp_path / "claims.json").read_text())
+    assert c["paper"] == "X" and c["mode"] == "quick" and c["claims"][0]["kind"] == "paper"
+    p = json.loads((tmp_path / "provenance.json").read_text())
+    assert p["seed"] == 3 and p["notebook"] == "x.ipynb" and p["parameters"] == {"T": 10}
