@@ -55,6 +55,11 @@ Full-batch gradient descent, ``θ ← θ − η ∇L(θ)``, ``steps`` times, wit
 
 ``objective="paper"`` is (sum, paper, theta0), Eq. (1); ``objective="official"`` is (mean, code,
 zero), which is exactly ``torch.optim.SGD(lr, weight_decay=λ/n)`` on ``nn.MSELoss`` (tested).
+Here n is the number of points in the training set. The official FN-UCB code divides λ by its
+number of *training calls* instead (``weight_decay=self.lamdba / self.len`` in
+``NeuralTS/learner_diag.py``, ``self.len`` counting calls); the two agree when one point is added
+per call (FN-UCB's ``official_train_subset=True``, or a round every iteration) and differ by the
+points per round otherwise (≈ 8–10× at D = 5; :mod:`bandits.algorithms.fn_ucb`).
 The paper's App. E says "stochastic gradient descent … 30 iterations with a learning rate of
 0.01"; the official code is full-batch (every step uses all local data), which we follow (the
 paper is silent on the batch size). For one hidden layer the gradient is the closed form above

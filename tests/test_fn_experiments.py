@@ -19,7 +19,8 @@ def test_modes_and_validation():
     assert (f["T"], f["n_runs"], f["Ns"]) == (5000, 3, [1, 2, 5, 10])
     assert f["figures"] == list(ex.FIGURES) and ex.not_run(f) == []
     assert ex.not_run(q) == ["2a", "2b", "2d", "5"]
-    assert q["official_figures"] == ["1a"] and f["official_figures"] == ["1a", "1b", "2a"]
+    assert q["official_figures"] == ["1a", "1d"] and f["official_figures"] == list(ex.OFFICIAL_FIGURES)
+    assert set(ex.OFFICIAL_FIGURES) == {"1a", "1b", "1d", "2a", "2b", "2c", "2d"}  # every figure with N or D varying
     for bad, word in (({"figures": ["7"]}, "figures"), ({"Ns": [0]}, "Ns"), ({"D_cosine": [-1.0]}, "D_cosine"),
                       ({"T": 0}, "T"), ({"device": "tpu"}, "device"), ({"colour": 1}, "colour"),
                       ({"official_figures": ["1c"]}, "official_figures"), ({"fig4_envs": ["mnist"]}, "fig4_envs"),
@@ -43,7 +44,10 @@ def test_tasks_shared_runs_computed_once():
     assert {"FN-UCB (N=5) [official]", "NeuralTS [official]", "FN-UCB (N=5, D=2.5)"} <= labels
     assert not any(c.official for c, _, _ in where if c.figure == "2a")  # official only beside 1a here
     off = [c for c, _, _ in where if c.official]
-    assert off and all(dict(c.params).get("nn_mode") == "official_shared" for c in off if c.algorithm == "FN-UCB")
+    assert off and all(dict(c.params).get("nn_mode") == "official_shared" and dict(c.params)["official_train_subset"]
+                       for c in off if c.algorithm == "FN-UCB")
+    # the text's training is FN-UCB's default (own_prev), so the plain curves leave nn_mode out
+    assert all("nn_mode" not in dict(c.params) for c, _, _ in where if not c.official and c.algorithm == "FN-UCB")
     cfg = off[0].config(p)
     assert cfg["env"].get("sampler") == "cube_normalized" or cfg["env"].get("official_streams")
 
@@ -188,3 +192,94 @@ def test_device_auto_is_resolved_before_the_runs_are_keyed(make):
     assert make("quick", device="auto")["device"] == ("cuda" if torch.cuda.is_available() else "cpu")
     with pytest.raises(ParameterError, match="device"):
         make("quick", device="gpu")
+
+
+def test_quick_mode_runs_both_trainings_beside_1a_and_1d():
+    p = ex.fn_params("quick")
+    labels = {(c.figure, c.label) for c in ex.curves(p)}
+    for D in (2.5, 5):
+        assert ("1d", f"FN-UCB (N=5, D={D:g})") in labels and ("1d", f"FN-UCB (N=5, D={D:g}) [official]") in labels
+    f = ex.fn_params("full")
+    flab = {(c.figure, c.label) for c in ex.curves(f)}
+    assert ("2d", "FN-UCB (N=5, diag, D=0.05) [official]") in flab and ("2c", "NeuralTS [diag] [official]") in flab
+
+
+def test_fig4_nu_selected_on_disjoint_runs():
+    p = ex.fn_params("full", figures=["4"], fig4_envs=["cosine"])
+    tasks, where = ex.fn_tasks(p)
+    test_reps = {r for c, r, _ in where if c.figure == "4"}
+    sel_reps = {r for c, r, _ in where if c.figure == "4-select"}
+    assert test_reps == {0, 1, 2} and sel_reps == {3, 4} and not test_reps & sel_reps
+    # claims: ν picked on the selection runs, the claim tested on the others
+    rows = []
+    for lab, (sel, test) in {"NeuralUCB": (None, [10, 11, 12]), "NeuralTS": (None, [10, 12, 11]),
+                             "LinearUCB (ν=1)": ([5, 5], [50, 51, 52]), "LinearUCB (ν=0.1)": ([90, 90], [1, 2, 3])
+                             }.items():
+        for rep, x in enumerate(test):
+            rows.append({"figure": "4", "env": "cosine", "label": lab, "N": 1, "rep": rep, "R_T": float(x)})
+        for rep, x in enumerate(sel or []):
+            rows.append({"figure": "4-select", "env": "cosine", "label": lab, "N": 1, "rep": 3 + rep, "R_T": float(x)})
+    res = ex.FNResults(dict(p, nu_grid=[1.0, 0.1]), pd.DataFrame(), pd.DataFrame(rows))
+    (c,) = ex.fn_claims(res, method="t")
+    assert "LinearUCB (ν=1)" in c.detail[0] and c.verdict == "PASS"  # ν = 1 won the selection runs
+
+
+def _fake_1d(fail_rep=None):
+    p = ex.fn_params("quick", figures=["1d"], D_cosine=[5.0, 2.5])
+    rows = []
+    base = {"FN-UCB (N=5, comm. every round)": [30, 32, 31], "FN-UCB (N=5, D=2.5)": [60, 62, 64],
+            "FN-UCB (N=5, D=5)": [90, 91, 95]}
+    for tag in ("", " [official]"):
+        for lab, v in base.items():
+            for rep, x in enumerate(v):
+                bad = fail_rep is not None and rep == fail_rep and lab.endswith("D=5)") and not tag
+                rows.append({"figure": "1d", "env": "cosine", "label": lab + tag, "N": 5, "rep": rep,
+                             "R_T": float("nan") if bad else float(x), "official": bool(tag),
+                             "failed": "FloatingPointError: diverged" if bad else ""})
+    return ex.FNResults(p, pd.DataFrame(), pd.DataFrame(rows))
+
+
+def test_both_trainings_claimed_and_diverged_runs_count():
+    ok = {c.id: c for c in ex.fn_claims(_fake_1d(), method="t")}
+    assert ok["fig1d-smaller-D-less-regret"].verdict == "PASS"
+    assert ok["fig1d-smaller-D-less-regret-official"].verdict == "PASS"
+    bad = {c.id: c for c in ex.fn_claims(_fake_1d(fail_rep=1), method="t")}
+    c = bad["fig1d-smaller-D-less-regret"]
+    assert c.verdict == "INCONCLUSIVE" and "1 of 3 runs of FN-UCB (N=5, D=5) diverged" in c.value
+    assert c.cause == "open"
+    assert bad["fig1d-smaller-D-less-regret-official"].verdict == "PASS"
+
+
+def _norm(text):
+    import re
+
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def test_claim_labels_and_verbatim_quotes():
+    from pathlib import Path
+
+    paper = Path("/work/shared/papers/fn-ucb.txt")
+    for quote, source in ex.Q.values():
+        assert source
+        if paper.is_file():
+            assert _norm(quote) in _norm(paper.read_text()), quote
+    # fig3 compares two variants that make identical choices here: an implementation check
+    p = ex.fn_params("quick", figures=["3"])
+    rows = [{"figure": "3", "env": e, "label": f"FN-UCB (N=2, {v})", "N": 2, "rep": r, "R_T": 10.0 + r}
+            for e in ("cosine", "square") for v in ("Less Comm.", "full") for r in range(3)]
+    cl = ex.fn_claims(ex.FNResults(p, pd.DataFrame(), pd.DataFrame(rows)), method="t")
+    assert {c.kind for c in cl} == {"implementation"} and all(c.quote == "verbatim" for c in cl)
+    ok = {c.id: c for c in ex.fn_claims(_fake_1d(), method="t")}
+    assert all(c.cause is None for c in ok.values())  # PASS: no cause
+
+
+def test_theory_official_twins():
+    q = th.theory_params("quick")
+    tasks = th.theory_tasks(q)
+    for g in th.OFFICIAL_CHECKS:
+        assert len(tasks[g + "o"]) == len(tasks[g])
+        assert all(c["params"]["nn_mode"] == "official_shared" and c["env"]["sampler"] == "cube_normalized"
+                   for c, _ in tasks[g + "o"])
+        assert all("nn_mode" not in c["params"] for c, _ in tasks[g])
+    assert "E5o" not in th.theory_tasks(th.theory_params("quick", official=False))

@@ -186,7 +186,11 @@ def test_more_claims_on_hand_made_tables():
     cl = {c.id: c for c in th._more_claims(_fake_results(), 0.95)}
     assert set(cl) == {"E2-federation-vs-central", "E2-regret-slope-N", "E8-alpha-rises", "E12-coverage-rises",
                        "E14-linearisation-shrinks"}
-    assert all(c.verdict == "PASS" for c in cl.values()), {k: c.value for k, c in cl.items()}
+    # the slope over 3 runs: bandits.claims' calibrated interval (jackknife-t ∪ bootstrap-t ∪ percentile) is
+    # unbounded at n = 3, so that one claim is INCONCLUSIVE, never FAIL; every other one PASSes
+    assert cl["E2-regret-slope-N"].verdict in ("PASS", "INCONCLUSIVE")
+    assert all(c.verdict == "PASS" for k, c in cl.items() if k != "E2-regret-slope-N"), \
+        {k: c.value for k, c in cl.items()}
     assert math.isclose(cl["E2-federation-vs-central"].effect, 4 * 21.0 / 62.0)
     assert "smallest ν with coverage ≥ 0.95: 2" in cl["E12-coverage-rises"].value
     assert "does not approach 1" in cl["E8-alpha-rises"].value

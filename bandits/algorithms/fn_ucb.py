@@ -26,13 +26,25 @@ strict inequality makes a round happen after every iteration.
 
 Options (spec §2.10; defaults in brackets)
 ------------------------------------------
-* ``nn_mode`` ["fedavg"]: ``"fedavg"`` every agent starts its local training from the last
-  broadcast ``θ_sync,NN`` (θ0 before the first round), features stay at θ0 (federated-valid);
-  ``"own_prev"`` every agent warm-starts from its own previous θ^i (the literal reading of App. E);
-  ``"official_shared"`` replays the official code (spec §8.3): ONE parameter tensor held by every
-  agent, by θ_sync,NN and by the "θ0" feature network; at each round it is trained in place on
-  agent 1's data, then agent 2's, …, agent N's (30 steps each), and features are gradients at the
-  *current* shared parameters.
+* ``nn_mode`` ["own_prev"]: the local training of line 14 at a round.
+  ``"own_prev"`` (default, App. E as its text states it: "when training the NN (line 14 of Algo. 1)
+  for agent i, we use the NN parameters resulting from the last gradient descent training of agent
+  i (instead of θ0) as the initial parameters"): every agent warm-starts from its own previous θ^i,
+  trains ``train_steps`` (30) steps of lr 0.01 on its own data, uploads θ^i; the server averages
+  (θ_sync,NN = (1/N) Σ_i θ^i, used by UCB_b); features stay at θ0.
+  ``"fedavg"``: every agent starts its local training from the last broadcast ``θ_sync,NN`` (θ0 before
+  the first round) and the server averages: standard FedAvg, ≈ ``train_steps`` effective steps per
+  round whatever N. ``"fedavg_budget"``: the same with ``budget_steps`` local steps per round (None:
+  ``train_steps · N``, the number of steps the official code's one network takes per round), the
+  budget-matched FedAvg. ``"official_shared"`` replays the official code (spec §8.3): ONE
+  parameter tensor held by every agent, by θ_sync,NN and by the "θ0" feature network; at each round it
+  is trained in place on agent 1's data, then agent 2's, …, agent N's (``train_steps`` each, so
+  ``train_steps · N`` steps of one network per round), and features are gradients at the *current*
+  shared parameters. The official code runs it with ``official_train_subset=True``.
+
+  *Training budget, measured* (cosine, N = 5, T = 5000; NOTE.md of ``figures/fn_ucb``): with D > 0
+  there are ≈ 260 rounds before t = 2000, so ``fedavg`` gets ≈ 8k effective steps against ≈ 60k at
+  D = 0 and stays under-fitted, while ``official_shared`` trains one network 30·N steps per round.
 * ``aggregate`` [True]: False is the "no NN aggregation" ablation (spec §3.5): UCB_b of agent i
   uses its own θ^i and local training warm-starts from θ^i (no parameter exchange).
 * ``alpha_mode`` ["linear"]: ``"linear"`` the experiments' ramp ``α_t = clip((t − delay)/ramp, 0, 1)``
@@ -61,10 +73,26 @@ Options (spec §2.10; defaults in brackets)
   with ``init="ntk"``) feeds the network ``[x, x]/√2`` (Assumption 1's mirrored inputs, so that
   ``f(x; θ0) = 0``); the contexts themselves are unchanged.
 * Training (App. E): ``train_steps`` 30 full-batch steps of lr 0.01 at every round while
-  ``t < stop_train_after`` (2000, 0-based as the code); skipped when the NN is never used
-  (``alpha_mode="zero"``) and, in the linear mode, while ``α_{t+1} = 0`` (the code's condition).
-  Every observation joins the agent's training set; ``official_train_subset=True`` appends only
-  the point of an iteration that trains (the code's behaviour, spec §7.6).
+  ``t < stop_train_after`` (2000, 0-based as the code; App. E: "we stop training the NNs after 2000
+  iterations"); skipped when the NN is never used (``alpha_mode="zero"``) and, in the linear mode,
+  while ``α_{t+1} = 0`` (the code's condition). App. E says "stochastic gradient descent"; the code
+  and this package use the full local batch. Every observation joins the agent's training set;
+  ``official_train_subset=True`` appends only the point of an iteration that trains (the code's
+  behaviour, spec §7.6).
+
+Two differences from the official code that neither the paper nor the spec states
+-------------------------------------------------------------------------------
+* **Weight decay.** With ``objective="official"`` the regulariser is the code's SGD weight decay
+  ``λ/n`` with n the number of points in the agent's training set (:mod:`bandits.neural`); the code
+  divides λ by its number of *training calls* (``self.len`` in ``NeuralTS/learner_diag.py``: one call
+  per round). With ``official_train_subset=True`` (one point per call) the two coincide; without it
+  and with D > 0 they differ by the number of points per round (≈ 2000/260 ≈ 8–10× at D = 5 before
+  t = 2000: this package's decay is the weaker).
+* **UCB_b's local inverses (``variant="full"``).** This package scores with the snapshots of
+  ``(V^local_j)⁻¹`` broadcast at the last round (Algo. 1 line 6, Algo. 2: they are sent only at
+  rounds); the code uses every agent's *current* ``V^local_j`` (``torch.inverse(V_local_list[ii])``,
+  updated every iteration). With D = 0 the two are the same; the Less Comm. variant
+  (``V_sync,NN⁻¹``, computed at rounds) agrees with the code in both.
 
 Linear algebra (spec §2.11): float64 numpy, no inverse per step, every update in place through
 BLAS (``dger`` / ``dgemm`` with β = 1 on the matrices' own memory: one pass over a p × p matrix
@@ -117,7 +145,7 @@ from .kernel_ucb import argmax_ties
 __all__ = ["FNUCB", "FNUCBOnlyA", "FNUCBOnlyB", "FNUCBNoAggregation", "NN_MODES", "ALPHA_MODES",
            "VARIANTS", "CRITERIA", "FEATURES", "sherman_morrison_inplace", "woodbury_inplace"]
 
-NN_MODES = ("fedavg", "own_prev", "official_shared")
+NN_MODES = ("own_prev", "fedavg", "fedavg_budget", "official_shared")
 ALPHA_MODES = ("linear", "theory", "theory_first_iter", "zero", "one")
 VARIANTS = ("less_comm", "full")
 CRITERIA = ("diag", "exact")
@@ -185,6 +213,9 @@ class FNUCB(Policy):
         width, depth: the MLP (m = 20, one hidden layer in the paper's experiments).
         lam: λ (0.1 synthetic, 10 real data). nu_a: ν_TKN (UCB_a). nu_b: ν_TK (UCB_b).
         D: communication threshold (≥ 0; 0: a round every iteration).
+        nn_mode: the local training ("own_prev", App. E's text, the default; "fedavg"; "fedavg_budget";
+            "official_shared", the official code's): module docstring. budget_steps: local steps per
+            round of "fedavg_budget" (None: ``train_steps · N``).
         nn_dtype: the network's dtype, ``"float64"`` (default; CPU and CUDA agree to round-off) or
             ``"float32"`` (the official code's; training about 1.3x (n = 250) to 2x (n ≥ 1000)
             faster on one CPU thread; features and parameters within float32 round-off of the
@@ -199,7 +230,8 @@ class FNUCB(Policy):
                  init="official", feature_scale="raw", features="ntk", lam=0.1, nu_a=0.1, nu_b=0.1,
                  D=0.0, variant="less_comm", diag=False, diag_rescale_mean=True, criterion="diag",
                  alpha_mode="linear", alpha_ramp=700, alpha_delay=3, alpha_candidates=None,
-                 alpha_recent=200, nn_mode="fedavg", aggregate=True, train_steps=30, lr=0.01,
+                 alpha_recent=200, nn_mode="own_prev", aggregate=True, train_steps=30, lr=0.01,
+                 budget_steps=None,
                  objective="official", stop_train_after=2000, official_train_subset=False,
                  mirror=None, nn_dtype="float64", device="auto", tie_break="random"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
@@ -218,6 +250,10 @@ class FNUCB(Policy):
             raise ValueError(f"D must be >= 0 (0: a round every iteration), got {D}")
         if alpha_ramp <= 0 or alpha_delay < 0:
             raise ValueError(f"alpha_ramp must be > 0 and alpha_delay >= 0, got {alpha_ramp}, {alpha_delay}")
+        if budget_steps is not None and (nn_mode != "fedavg_budget" or isinstance(budget_steps, bool)
+                                         or int(budget_steps) != budget_steps or budget_steps < 1):
+            raise ValueError(f"budget_steps must be an integer >= 1 and only goes with nn_mode='fedavg_budget', "
+                             f"got {budget_steps!r} with nn_mode={nn_mode!r}")
         if stop_train_after < 0:
             raise ValueError(f"stop_train_after must be >= 0, got {stop_train_after}")
         if alpha_mode.startswith("theory"):
@@ -257,7 +293,10 @@ class FNUCB(Policy):
             self.feature_scale = feature_scale
             if feature_scale not in nn.FEATURE_SCALES:
                 raise ValueError(f"feature_scale must be one of {nn.FEATURE_SCALES}, got {feature_scale!r}")
-            self.train_cfg = nn.TrainConfig(steps=train_steps, lr=lr, lam=lam, objective=objective)
+            steps = train_steps
+            if nn_mode == "fedavg_budget":  # budget-matched FedAvg: the code's train_steps · N per round by default
+                steps = int(budget_steps) if budget_steps is not None else int(train_steps) * self.N
+            self.train_cfg = nn.TrainConfig(steps=steps, lr=lr, lam=lam, objective=objective)
             self.theta0 = self.mlp.init_params(children[N])
             self.p0 = self.mlp.p0
             if nn_mode == "official_shared":
@@ -535,7 +574,7 @@ class FNUCB(Policy):
                 nn.train_full_batch(self.mlp, self.params[i], X[i], y[i], cfg, theta0=self.theta0)
             self.train_log.append((int(t), list(range(self.N))))
             return
-        if self.nn_mode == "fedavg" and self.aggregate:
+        if self.nn_mode in ("fedavg", "fedavg_budget") and self.aggregate:
             self.params.copy_(self.theta_sync.expand_as(self.params))
         nn.train_full_batch(self.mlp, self.params, X, y, cfg, theta0=self.theta0)
         if self.aggregate:
