@@ -111,9 +111,12 @@ ex.budget_winners(res)
 # %% [markdown]
 # ## Claims
 #
-# The project's own claims, stated in `bandits/experiments/arena.py` before any run; each is a paired
-# comparison over the shared runs with a 95 % interval, PASS / FAIL / INCONCLUSIVE. The best points of
-# `comm-pays` and `kernel-beats-linear` are selected on the same runs that test them.
+# The project's own hypotheses (not a paper's claims), stated in `bandits/experiments/arena.py` before
+# any run; each is a paired comparison over the shared runs with a 95 % Student t interval (calibrated
+# at small n, `docs/statistics.md`), PASS / FAIL / INCONCLUSIVE. The best points of `comm-pays` and
+# `kernel-beats-linear` are picked, for each run, on the other runs (leave-one-run-out), so no run
+# picks the point it tests; a run that broke down counts as the worst outcome of its comparison. With
+# 3 runs per point only large effects PASS.
 
 # %%
 # NBVAL_CHECK_OUTPUT
