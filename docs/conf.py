@@ -35,6 +35,7 @@ html_theme_options = {"show_navbar_depth": 1, "home_page_in_toc": True,
                       "use_download_button": False, "use_fullscreen_button": False}
 html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"
+html_css_files = ["custom.css"]
 html_domain_indices = False  # no module index page: the API page lists the modules
 html_last_updated_fmt = None
 
