@@ -415,7 +415,7 @@ def test_fig2_claims_on_constructed_runs():
                          "C_T": comm[m] * (1 + 0.01 * rng.normal())})
     p = ex.async_params("quick", envs=["f1"], device="cpu")
     claims = ex.fig2_claims(ex.Fig2Results(p, None, pd.DataFrame(rows), None, None))
-    assert [c.verdict for c in claims] == ["PASS", "PASS", "PASS"]
+    assert len(claims) >= 3 and {c.verdict for c in claims} == {"PASS"}  # the Async module's claims, however split
     assert all(c.interval is not None and c.level == 0.95 for c in claims)
     # with two runs every comparison is INCONCLUSIVE (n < 3)
     two = pd.DataFrame([r for r in rows if r["rep"] < 2])
