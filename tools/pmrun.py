@@ -85,7 +85,11 @@ def _pdeathsig() -> None:  # runs in the child, before papermill starts
 def descendants(root: int) -> list[int]:
     """Every live process below ``root`` (from /proc: parent links), deepest last."""
     children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no /proc (macOS): nothing to walk; papermill's own shutdown is all there is
+        return []
+    for entry in entries:
         if not entry.isdigit():
             continue
         try:
