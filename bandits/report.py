@@ -333,27 +333,6 @@ def update_readme(readme: Path = ROOT / "README.md") -> None:
     print(f"README summary: {len(by_paper(full))} rows")
 
 
-def update_readme_table(readme: Path = ROOT / "README.md") -> None:
-    """The older layout: every claim in the README, full and quick mode side by side."""
-    full = _load(ROOT / "figures")
-    quick = _load(ROOT / "results" / "quick")
-    # a figures/ folder written in quick mode (its provenance says so) is not a full-mode result
-    for nb in [nb for nb in full if _mode(ROOT / "figures" / nb) == "quick"]:
-        quick.setdefault(nb, full.pop(nb))
-    text = readme.read_text()
-    if START not in text or END not in text:
-        raise SystemExit(f"README.md lacks the markers {START} / {END}")
-    kept = kept_quick_cells(text, quick)
-    if kept:
-        print(f"README claims table: {len(kept)} quick-mode cells of {len({n for n, _ in kept})} notebooks kept from "
-              "the README (no results/quick/<notebook>/claims.json here; `make quick` or `make test` refreshes them)")
-    table = claims_markdown(full, quick, kept)
-    new = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda m: f"{START}\n{table}\n{END}", text,
-                 flags=re.S)
-    readme.write_text(new)
-    print(f"README claims table: {sum(len(v.get('claims', [])) for v in full.values())} full-mode claims")
-
-
 #: Site page slug of each paper (docs/papers/<slug>.md).
 PAPER_SLUGS = {"arena (issue 12)": "arena", "DUETS": "duets", "CoPE-KB": "cope_kb", "Async-KernelUCB": "async_kernelucb",
                "Coop-KernelUCB": "coop_kernelucb", "FN-UCB": "fn_ucb"}

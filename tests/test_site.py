@@ -167,3 +167,46 @@ def test_front_page_screenshot_and_figures(site, server, browser, tmp_path):
     assert sum(i["ok"] for i in rep["images"]) >= 3
     text = browser.find_element("tag name", "body").text
     assert "PASS" in text and "fig1-regret-h1" in text
+
+
+# ------------------------------------------------------------------------- the generated pages (no browser)
+def test_claims_page_and_readme_summary_count_kinds_apart(tmp_path):
+    from bandits import report
+
+    claims = [
+        {"id": "h", "claim": "A beats B", "check": "paired < 0", "value": "1", "verdict": "FAIL", "kind": "paper",
+         "quote": "verbatim", "source": "§5", "cause": "setting", "cause_note": "λ not given",
+         "effect": 2.0, "interval": [1.0, 3.0], "level": 0.95, "method": "t"},
+        {"id": "i", "claim": "ledger adds up", "check": "==", "value": "0", "verdict": "PASS", "kind": "implementation"},
+        {"id": "p", "claim": "C | D", "check": "x", "value": "2", "verdict": "INCONCLUSIVE", "kind": "paper"},
+    ]
+    full = {"x_theory": {"paper": "DUETS", "claims": claims[1:]}, "x": {"paper": "DUETS", "claims": claims[:1]},
+            "old": {"paper": "Old", "claims": [{"id": "o", "claim": "c", "check": "k", "value": "v", "passed": True}]}}
+    summary = report.readme_summary(full)
+    row = next(line for line in summary.splitlines() if line.startswith("| DUETS"))
+    assert "| 0 / 1 / 1 | 1 of 1 | **FAIL**: A beats B (`h`) |" in row  # headline: main notebook's first paper claim
+    assert "not labelled yet" in next(line for line in summary.splitlines() if line.startswith("| Old"))
+    assert summary.index("| DUETS") < summary.index("| Old")  # the papers' order, then the others
+    page = report.claims_page(full)
+    assert page.index("## DUETS") < page.index("### x (") < page.index("### x_theory (")
+    assert "depends on a setting the paper does not give: λ not given" in page
+    assert "2 [1, 3] (95% t)" in page and "C \\| D" in page and "| implementation |" in page
+    assert "[figures/x](figures/x)" in page and "`figures/x`" in report.claims_page(full, links=False)
+
+
+def test_site_sources_are_generated(tmp_path):
+    from bandits import report
+
+    figs = tmp_path / "figures"
+    (figs / "nb").mkdir(parents=True)
+    (figs / "nb" / "claims.json").write_text(
+        '{"paper": "FN-UCB", "claims": [{"id": "a", "claim": "c", "check": "k", "value": "v", "verdict": "PASS"}]}')
+    (figs / "nb" / "fig.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (figs / "nb" / "nb.ipynb").write_text("{}")
+    written = report.write_site_sources(docs=tmp_path / "docs", figures=figs)
+    gen = tmp_path / "docs" / "_gen"
+    assert (gen / "fn_ucb.md").exists() and (gen / "CLAIMS.md").exists()
+    assert (gen / "notebooks" / "nb.ipynb").exists() and (gen / "figures" / "nb" / "fig.png").exists()
+    text = (gen / "fn_ucb.md").read_text()
+    assert "../_gen/figures/nb/fig.png" in text and "../_gen/notebooks/nb.ipynb" in text and "**PASS**" in text
+    assert len(written) == 4
