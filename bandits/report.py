@@ -259,7 +259,8 @@ def readme_summary(full: dict) -> str:
         h = headline(entries)
         head = f"**{_verdict(h[1])}**: {esc(_short(h[1]['claim']))} (`{h[1]['id']}`)" if h else "-"
         impl = f"{i['PASS']} of {sum(i.values())}" if any("kind" in c for c in claims) else "not labelled yet¹"
-        lines.append(f"| {paper} | {p['PASS']} / {p['FAIL']} / {p['INCONCLUSIVE']} | {impl} | {head} |")
+        name = paper if paper in PAPER_ORDER else f"{paper}: the project's own claims, not a paper's"
+        lines.append(f"| {name} | {p['PASS']} / {p['FAIL']} / {p['INCONCLUSIVE']} | {impl} | {head} |")
     if any(not any("kind" in c for _nb, pl in e for c in pl.get("claims", [])) for e in by_paper(full).values()):
         lines += ["", "¹ Its claims.json files were written before claims had a kind (paper claim or "
                       "implementation check): all its claims are counted in the first column until its "
