@@ -111,13 +111,15 @@ def test_papermill_parses_every_parameter(name, caplog):
                 for t in n.targets if isinstance(t, ast.Name)]
     assert found == assigned, f"notebooks/{name}.py: papermill sees {found}, the cell assigns {assigned}"
     declared = nb.metadata.get("bandits", {}).get("datasets") or []
-    calls = [n for c in nb.cells if c.cell_type == "code" and "validate_common(" in c.source
+    checks = ("validate_common", "start_notebook")  # start_notebook calls validate_common
+    calls = [n for c in nb.cells if c.cell_type == "code" and any(f"{f}(" in c.source for f in checks)
              for n in ast.walk(ast.parse(c.source))
-             if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "validate_common"]
-    assert len(calls) == 1, f"notebooks/{name}.py: one validate_common(...) call expected"
-    kw = {k.arg: ast.literal_eval(k.value) for k in calls[0].keywords}
-    assert sorted(kw.get("datasets", [])) == sorted(declared), (
-        f"notebooks/{name}.py: validate_common(..., datasets=...) must name the declared datasets {declared}")
+             if isinstance(n, ast.Call) and getattr(n.func, "id", None) in checks]
+    assert len(calls) == 1, f"notebooks/{name}.py: one validate_common(...) or start_notebook(...) call expected"
+    kw = {k.arg: k.value for k in calls[0].keywords}
+    given = ast.literal_eval(kw["datasets"]) if "datasets" in kw else []
+    assert sorted(given) == sorted(declared), (
+        f"notebooks/{name}.py: {calls[0].func.id}(..., datasets=...) must name the declared datasets {declared}")
 
 
 @pytest.mark.parametrize("name", NAMES)
