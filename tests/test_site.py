@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
@@ -126,10 +127,16 @@ def test_every_page_renders_with_images_links_and_no_console_error(site, server,
         url = urljoin(server, page)
         browser.get(url)
         rep = browser.execute_script(PAGE_REPORT)
+        for _ in range(40):  # a long page may still be decoding its images: wait for the load event
+            if rep["ready"] == "complete" and all(i["ok"] for i in rep["images"]):
+                break
+            time.sleep(0.25)
+            rep = browser.execute_script(PAGE_REPORT)
         reports[page] = rep
         seen_ids[page] = set(rep["ids"])
         if rep["ready"] != "complete" or not rep["title"] or rep["main"] < 50:
-            problems.append(f"{page}: did not render (title {rep['title']!r}, {rep['main']} characters)")
+            problems.append(f"{page}: did not render (title {rep['title']!r}, {rep['main']} characters, "
+                            f"document {rep['ready']})")
         for img in rep["images"]:
             if not img["ok"]:
                 problems.append(f"{page}: broken image {img['src']}")
