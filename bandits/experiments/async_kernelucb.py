@@ -20,8 +20,9 @@ below log 2, the most one point adds when t − t_last = 1 (σ̃² ≤ k(x,x)/λ
 at every step (1000 syncs in 1000 steps at T = 1000; O(T²|S|²) work, and the communication it
 reports is an artefact of the threshold, 31× the variance-sum trigger's at the same regret on f1,
 T = 1000). OneKernelUCB broadcasts each new point to every client ((d+1)·N scalars per step);
-selection of (γ, α) per (algorithm, environment) by the smallest mean final regret, on tuning runs
-with their own seeds in full mode. MovieLens is ml-latest-small, not ML-25M. ``device="auto"``
+selection of (γ, α) per (algorithm, environment) on tuning runs with their own seeds, by the rule
+of :func:`select_settings` (fixed before the issue-25 runs; one common γ for every kernel method of
+an environment where the tuning runs do not separate the widths). MovieLens is ml-latest-small, not ML-25M. ``device="auto"``
 runs OneKernelUCB's O(t²K) solves in torch on a GPU when one is present (numpy otherwise).
 
 Full mode (issues 8 and 25; measured costs in the README). **Tuning** (the paper's grid search, §5):
@@ -513,7 +514,7 @@ def fig2_claims(res: Fig2Results, level: float = 0.95, method: str | None = None
         return compare_ratio(va, vb, *args, reps_a=ra, reps_b=rb, **k, **kw)
 
     warm = ("D = 1 (the paper does not give D): each client's first pulls are on the prior (at D = 1 two per "
-            "client, N = 100 clients), and on Mushroom the linear methods' first choice, the largest-norm "
+            "client), and on Mushroom the linear methods' first choice, the largest-norm "
             "arm, is an optimal one (7-11 of the 20 arms have mean exactly 1)")
     for env in p["envs"]:
         x = s.loc[env]
