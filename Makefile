@@ -151,8 +151,11 @@ endif
 # As root (containers, many cloud machines) Jupyter refuses to start without --allow-root: it is added
 # when the user id is 0. LAB_ARGS passes anything else (--port, --no-browser, --ip ...).
 LAB_ROOT = $(if $(filter 0,$(shell id -u)),--allow-root)
+# Kernels started with CurveZMQ keys where pyzmq supports them: their traffic is encrypted and the kernel's
+# "running over TCP without encryption" warning has no cause.
+LAB_CURVE = $(shell $(VPY) -c "import zmq; print('--KernelManager.transport_encryption=auto' if zmq.has('curve') else '')" 2>/dev/null)
 lab: $(STAMP) ## JupyterLab on notebooks/, with jupytext pairing (.py and .ipynb saved together); LAB_ARGS=...
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks $(LAB_ROOT) $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks $(LAB_ROOT) $(LAB_CURVE) $(LAB_ARGS)
 
 bench: $(STAMP) ## run the benchmarks (bandits.bench)
 	$(VPY) -m bandits.bench

@@ -76,6 +76,9 @@ def test_make_lab_passes_lab_args_and_allow_root_as_root():
     line = [x for x in r.stdout.splitlines() if "jupyter lab" in x][0]
     assert "--port 8899 --no-browser" in line
     assert ("--allow-root" in line) == (os.geteuid() == 0), line
+    import zmq
+
+    assert ("--KernelManager.transport_encryption=auto" in line) == zmq.has("curve"), line
 
 
 def test_nbtools_parameters_and_preflight(tmp_path):
