@@ -65,7 +65,7 @@ export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(J
 help: ## list the targets
 	@echo "usage: make TARGET [VAR=value ...]"
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-zA-Z_-]+):.*## (.*)/  \1\t\2/' | expand -t 14
-	@echo "variables: PYTHON=$(PYTHON) VENV=$(VENV) N_JOBS=$(N_JOBS) SCHEDULER=$(or $(strip $(SCHEDULER)),(none))"
+	@echo "variables: PYTHON=$(PYTHON) VENV=$(VENV) N_JOBS=$(N_JOBS) SCHEDULER=$(or $(strip $(SCHEDULER)),(none)) PM_ARGS=$(or $(strip $(PM_ARGS)),(none)) LAB_ARGS=$(or $(strip $(LAB_ARGS)),(none))"
 	@echo "data home: $(or $(BANDITS_DATA_DIR),BANDITS_DATA_DIR unset: the per-user cache folder)"
 	@echo "notebooks: $(if $(strip $(NOTEBOOKS)),$(NOTEBOOKS),(none yet))"
 
