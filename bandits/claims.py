@@ -119,7 +119,7 @@ __all__ = ["LEVEL", "N_BOOT", "SEED", "MIN_RUNS", "METHODS", "DEFAULT_METHOD", "
            "paired", "interval", "verdict", "equivalence_verdict", "compare_paired", "compare_unpaired",
            "compare_ratio", "compare_equivalent", "compare_statistic", "combine", "bonferroni_level",
            "fit_slope", "slope_check", "compare_slopes", "sign_test_p", "format_interval", "fnum",
-           "resolve_method", "method_label", "handle_diverged", "fieller_interval", "null_pass_rate",
+           "resolve_method", "method_label", "level_text", "handle_diverged", "fieller_interval", "null_pass_rate",
            "power_table"]
 
 LEVEL = 0.95
@@ -153,6 +153,11 @@ def fnum(x, digits: int = 2) -> str:
     if x == 0:
         return "0"
     return f"{x:.{digits}g}"
+
+
+def level_text(level: float) -> str:
+    """``0.95`` → ``"95%"``, ``0.975`` → ``"97.5%"``, a Bonferroni level ``0.99889`` → ``"99.89%"``."""
+    return f"{100 * float(level):.4g}%"
 
 
 def format_interval(lo, hi, digits: int = 2) -> str:
@@ -520,7 +525,7 @@ class Comparison:
             return f"{fnum(self.effect)}, no interval ({self.note or f'n = {self.n}'})"
         how = _METHOD_NAMES.get(self.method, self.method)
         se = f", SE {fnum(self.se)}" if self.se is not None else ""
-        return f"{fnum(self.effect)} {format_interval(self.lo, self.hi)}{se} ({self.level:.0%} {how}, n = {self.n})"
+        return f"{fnum(self.effect)} {format_interval(self.lo, self.hi)}{se} ({level_text(self.level)} {how}, n = {self.n})"
 
     def text(self) -> str:
         """One line: label, effect, interval, the runs in favour and the sign-test p."""

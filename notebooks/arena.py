@@ -112,11 +112,11 @@ ex.budget_winners(res)
 # ## Claims
 #
 # The project's own hypotheses (not a paper's claims), stated in `bandits/experiments/arena.py` before
-# any run; each is a paired comparison over the shared runs with a 95 % Student t interval (calibrated
-# at small n, `docs/statistics.md`), PASS / FAIL / INCONCLUSIVE. The best points of `comm-pays` and
-# `kernel-beats-linear` are picked, for each run, on the other runs (leave-one-run-out), so no run
-# picks the point it tests; a run that broke down counts as the worst outcome of its comparison. With
-# 3 runs per point only large effects PASS.
+# any run; each rests on paired comparisons over the shared runs with Student t intervals (calibrated
+# at small n, `docs/statistics.md`), PASS / FAIL / INCONCLUSIVE. No point is picked on the runs that
+# test it: "some point of A beats every point of B" is tested over all points, every part of a "some"
+# at the Bonferroni level, as the front claims are. A run that broke down counts as the worst outcome
+# of its comparison. With 3 runs per point and Bonferroni levels only large effects PASS.
 
 # %%
 # NBVAL_CHECK_OUTPUT

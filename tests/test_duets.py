@@ -144,15 +144,41 @@ def test_beta_is_tuned_on_runs_disjoint_from_the_tested_one():
     from bandits.experiments import duets as ex
 
     rows = []
-    # over all runs beta 5 wins, thanks to run 3 alone (R = 0 there); held out, run 3 is tested at the
-    # beta the other runs pick (1), so its own luck does not flatter the tested value
-    R = {1.0: [10.0, 10.0, 10.0, 40.0], 5.0: [15.0, 15.0, 15.0, 0.0]}
+    # runs 0-2 are tested, runs 3-4 tune: beta 5 looks best on the tested runs, beta 1 on the tuning runs
+    R = {1.0: [30.0, 30.0, 30.0, 10.0, 10.0], 5.0: [5.0, 5.0, 5.0, 20.0, 20.0]}
     for beta, vals in R.items():
         for rep, v in enumerate(vals):
             rows.append({"function": "h1", "method": "DUETS", "beta": beta, "rep": rep, "R_T": v})
-    sel = ex.crossfit_selection(pd.DataFrame(rows)).sort_values("rep")
-    assert sel.beta.tolist() == [5.0, 5.0, 5.0, 1.0]
-    assert sel.R_T.tolist() == [15.0, 15.0, 15.0, 40.0]
+    test, tune = ex.tuning_reps({"n_runs": 5, "tune_runs": 2})
+    assert (test, tune) == ([0, 1, 2], [3, 4])
+    rows_, sel = ex.split_selection(pd.DataFrame(rows), tune)
+    assert sel.beta.tolist() == [1.0] and sorted(rows_.rep) == [0, 1, 2] and set(rows_.R_T) == {30.0}
+    with pytest.raises(Exception, match="tune_runs"):
+        ex.fig1_params("quick", n_runs=2, tune_runs=2)
+
+
+def test_leave_one_run_out_tuning_is_not_calibrated_but_a_split_is():
+    """Why a fixed split (issue 23): with no true difference anywhere, picking each method's best of 5
+    settings for every run on the other runs (leave-one-run-out) makes the paired t-test PASS far more
+    than 2.5 % of one-sided claims (the per-run differences become dependent); a fixed tuning split
+    does not."""
+    from bandits import claims as C
+
+    rng = np.random.default_rng(7)
+    n_test, n_tune, k, sims = 3, 2, 5, 600
+    loo = split = 0
+    for _ in range(sims):
+        n = n_test + n_tune
+        shared = rng.normal(0, 5, n)
+        A, B = shared + rng.normal(0, 1, (k, n)), shared + rng.normal(0, 1, (k, n))
+        ia, ib = A[:, n_test:].mean(1).argmin(), B[:, n_test:].mean(1).argmin()
+        split += C.compare_paired(A[ia, :n_test], B[ib, :n_test], "<").verdict == "PASS"
+        a2, b2 = np.empty(n), np.empty(n)
+        for j in range(n):
+            o = np.delete(np.arange(n), j)
+            a2[j], b2[j] = A[A[:, o].mean(1).argmin(), j], B[B[:, o].mean(1).argmin(), j]
+        loo += C.compare_paired(a2, b2, "<").verdict == "PASS"
+    assert split / sims < 0.045 and loo / sims > 0.05
 
 
 def test_fig1_claims_quote_the_paper_and_use_the_calibrated_default():
@@ -161,9 +187,9 @@ def test_fig1_claims_quote_the_paper_and_use_the_calibrated_default():
     from bandits.experiments import duets as ex
 
     rng = np.random.default_rng(0)
-    p = ex.fig1_params("quick", functions=["h1"], methods=["DUETS", "DisKernelUCB"], betas=[1.0, 2.0], n_runs=4)
+    p = ex.fig1_params("quick", functions=["h1"], methods=["DUETS", "DisKernelUCB"], betas=[1.0, 2.0], n_runs=6)
     rows = []
-    for rep in range(4):
+    for rep in range(6):
         s = rng.normal(0, 5)
         for m, base in (("DUETS", 50.0), ("DisKernelUCB", 80.0)):
             for beta in (1.0, 2.0):
@@ -173,7 +199,7 @@ def test_fig1_claims_quote_the_paper_and_use_the_calibrated_default():
     claims = {c.id: c for c in ex.fig1_claims(res)}
     reg = claims["fig1-regret-h1"]
     assert reg.verdict == "PASS" and reg.method == "t" and reg.quote == "verbatim" and reg.source == "§5"
-    assert "leave-one-run-out" in reg.check
+    assert "β picked per method on runs [4, 5]" in reg.check and "tested on runs [0, 1, 2, 3]" in reg.check
     comm = claims["fig1-comm-h1"]
     assert comm.verdict == "PASS"  # deterministic differences: the point interval [-30, -30]
 
