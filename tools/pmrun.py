@@ -22,8 +22,10 @@ What it adds to ``papermill NOTEBOOK OUTPUT ...``:
 * **No orphans.** This process is a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``): the kernel,
   loky's workers and resource trackers, dask's local cluster stay its descendants even when
   papermill dies (``kill -9``). When papermill exits, for whatever reason, every descendant still
-  alive gets SIGTERM, then SIGKILL after 3 s. SIGINT and SIGTERM sent to this process reach
-  papermill and end the same way. papermill itself gets ``PR_SET_PDEATHSIG`` (SIGTERM) so that it
+  alive gets SIGTERM, then SIGKILL after 3 s. SIGINT (Ctrl-C) and SIGTERM sent to this process
+  reach papermill (with SIGINT's default action restored: a shell without job control starts
+  background commands with it ignored) and end the same way; a second signal, or papermill still
+  running 10 s after the first, becomes SIGTERM, then SIGKILL. papermill itself gets ``PR_SET_PDEATHSIG`` (SIGTERM) so that it
   does not outlive this process. And if this process is itself killed with SIGKILL (no cleanup can
   run then), a guardian forked at the start, which records the process tree every second, ends
   every process it last saw below it (pid and start time checked, so a reused pid is never hit).
@@ -80,6 +82,9 @@ def _prctl(option: int, arg: int) -> bool:
 
 def _pdeathsig() -> None:  # runs in the child, before papermill starts
     _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    # a shell without job control starts background commands with SIGINT ignored; papermill must
+    # answer the SIGINT this process forwards to it
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def descendants(root: int) -> list[int]:
@@ -366,9 +371,13 @@ def main(argv=None) -> int:
     got = {"sig": None}
 
     def forward(signum, _frame):
-        got["sig"] = signum
+        # a second signal, or one that papermill has not answered in 10 s, becomes SIGTERM, then SIGKILL
+        sig = signum if got["sig"] is None else signal.SIGTERM if got.get("escalated") is None else signal.SIGKILL
+        if got["sig"] is not None:
+            got["escalated"] = sig
+        got["sig"], got["at"] = signum, time.monotonic()
         try:
-            child.send_signal(signum)
+            child.send_signal(sig)
         except ProcessLookupError:
             pass
 
@@ -381,6 +390,8 @@ def main(argv=None) -> int:
             prog.poll()
             prog.draw()
             time.sleep(0.5)
+            if got["sig"] is not None and time.monotonic() - got["at"] > (10 if "escalated" not in got else 5):
+                forward(got["sig"], None)
         prog.poll()
     finally:
         kill_descendants(spare=[guardian] if guardian else ())
