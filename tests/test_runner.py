@@ -122,11 +122,11 @@ def test_fig1_paper_parameters():
 
 
 def test_fig1_pipeline_on_a_tiny_grid(tmp_path):
-    p = ex.fig1_params("quick", functions=["branin"], n_runs=2, betas=[0.5], M=80, T=12,
+    p = ex.fig1_params("quick", functions=["branin"], n_runs=3, betas=[0.5], M=80, T=12,
                        methods=["DUETS", "DisKernelUCB", "N-KernelUCB"])
     res = ex.run_fig1(p, seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
     assert set(res.curves.columns) >= {"function", "method", "beta", "rep", "t", "regret", "comm_paper", "comm_code"}
-    assert len(res.curves) == 3 * 2 * 12
+    assert len(res.curves) == 3 * 3 * 12
     claims = ex.fig1_claims(res)
     assert [c.id for c in claims] == ["fig1-regret-branin", "fig1-comm-branin", "fig1-comm-code-branin"]
     fig = ex.plot_fig1(res)
