@@ -252,6 +252,26 @@ def test_trigger_fires_exactly_when_running_sum_exceeds_D():
     assert pol.info()["buffer_sizes"] == [3, fire + 1]
 
 
+def test_prior_pulls_are_recorded_two_per_client_at_D1():
+    """Issue 25: the warm-up. With k(x, x) = λ = 1 and D = 1 a client's trigger sum is 1 after its
+    first pull (no exchange: the trigger is strict) and 2 after its second, so each client makes
+    exactly two pulls on the prior, and ``info()["prior_steps"]`` lists them."""
+    env = make_env({"name": "f1", "kind": "contextual", "K": 5, "noise_std": 0.1, "schedule": "uniform"}, 0)
+    N, T = 4, 80
+    pol = AsyncKernelUCB(N, T, env.dim, np.random.SeedSequence(0), CommLedger(N, T), kernel={"name": "rbf", "gamma": 1.0},
+                         lam=1.0, alpha=1.0, D=1.0, q=1.0)
+    seen = []
+
+    def obs(t, agents, arms, choices, rewards, means, policy):
+        seen.append(int(agents[0]))
+
+    run_regret(pol, env, T, N, np.random.default_rng(0), np.random.default_rng(1), observers=[obs])
+    info = pol.info()
+    first = {c: min(s for s, cc in zip(info["comm_steps"], info["comm_clients"]) if cc == c) for c in range(N)}
+    expect = [t for t, c in enumerate(seen) if t <= first[c]]
+    assert info["prior_steps"] == expect and len(expect) == 2 * N
+
+
 def test_rls_probabilities_use_the_fresh_server_model():
     d, lam, q, T = 3, 1.0, 0.6, 40
     pol = AsyncKernelUCB(3, T, d, np.random.SeedSequence(1), CommLedger(3, T), kernel=KSPEC, lam=lam,
