@@ -144,8 +144,8 @@ ex.run_D_sensitivity(res, seed=seed, n_jobs=n_jobs, backend=backend,
 # %% [markdown]
 # ## Regret against communication over γ_k and q (f1 and MagicTelescope)
 #
-# The two Nyström methods at each γ_k ∈ {0.1, 1, 4} (at their selected α) and at q ∈ {0.5, 2} (at their
-# selected γ_k), on the first runs at Figure 2's size (full mode: 3 runs; quick: 2), with OneKernelUCB,
+# The two Nyström methods at each γ_k ∈ {0.1, 1, 4} (at their selected α) and at other q (at their
+# selected γ_k; full mode q ∈ {0.25, 0.5}, 3 runs; quick q ∈ {0.5, 2}, 2 runs), at Figure 2's size, with OneKernelUCB,
 # the linear methods and random play from Figure 2 as references. A setting whose tuning dictionary
 # held more than 60 % of its points is not run at T = 10⁴ (γ_k = 4 on f1: tens of GB); its tuning runs
 # stand in for it, marked. Each exchange moves O(|S|²) scalars, so the dictionary size |S| (labelled)
