@@ -309,11 +309,12 @@ class Claim:
 
     def interval_text(self) -> str:
         """``effect [lo, hi] (95%, method)`` or ``-``."""
-        from ..claims import fnum, format_interval
+        from ..claims import fnum, format_interval, level_text, method_label
 
         if self.interval is None:
             return "-" if self.effect is None else f"{fnum(self.effect)} (no interval)"
-        how = f"{self.level:.0%} {self.method}".strip() if self.level else self.method
+        method = method_label(self.method) if self.method else ""
+        how = f"{level_text(self.level)} {method}".strip() if self.level else method
         return f"{fnum(self.effect)} {format_interval(*self.interval)} ({how})"
 
 
