@@ -144,23 +144,16 @@ E8_METHODS = {"DUETS": DUETS, "CentralizedUniformElimination": CentralizedUnifor
 
 
 def run_e8_cell(config: dict, seed: int, rep: int) -> dict:
-    """One E8 run, the same pure function of ``(config, seed, rep)`` as
-    :func:`bandits.runner.run_cell` (same seeds, same loop), for DUETS or its centralised
-    counterpart (which is not in the algorithm registry: it exists only for this check)."""
-    from ..runner import run_seeds
-    from ..sim import run_regret
+    """One E8 run: the one run recipe (:func:`bandits.runner.run_regret_cell`, same seeds, same loop as
+    every other run) for DUETS or its centralised counterpart (which is not in the algorithm registry:
+    it exists only for this check, so it enters as ``policy_class``); the meta adds the number of
+    epochs and the final active-set size."""
+    from ..runner import run_regret_cell
 
-    N, T = int(config["N"]), int(config["T"])
-    env = make_env(config["env"], config.get("env_seed", 0))
-    env_ss, alg_ss = run_seeds(seed, rep)
-    rng_env, rng_noise = (np.random.default_rng(s) for s in env_ss.spawn(2))
-    from ..comm import CommLedger
+    def epochs(ctx):
+        return {}, {"n_epochs": len(ctx.policy.epochs), "final_active": int(len(ctx.policy.active))}
 
-    cls = E8_METHODS[config["algorithm"]]
-    policy = cls(N, T, env.dim, alg_ss, CommLedger(N, T), **config["params"])
-    tr = run_regret(policy, env, T, N, rng_env, rng_noise)
-    return {"arrays": {"regret": tr.regret},
-            "meta": {"n_epochs": len(policy.epochs), "final_active": int(len(policy.active))}}
+    return run_regret_cell(config, seed, rep, policy_class=E8_METHODS[config["algorithm"]], collect=epochs)
 
 
 def run_e8(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache_dir=None, progress: bool = True):
