@@ -11,7 +11,8 @@ Notation (DUETS §2.1–2.2, Async-KernelUCB §3.2; λ is the regulariser):
   ``σ²/λ`` instead; each algorithm says which it uses.
 * Nyström features on a dictionary ``S``: ``z_S(x) = B_S k_S(x)`` with any ``B_S`` such that
   ``B_S K_SS B_Sᵀ = I`` on span(S); here ``B_S = L⁻¹`` with ``K_SS = L Lᵀ`` (Cholesky basis; an
-  append-only dictionary then only *appends* coordinates, Async-KernelUCB spec §2.7). With
+  append-only dictionary then only *appends* coordinates, a choice of this package: Async-KernelUCB
+  §3.2 uses the eigendecomposition basis). With
   ``G = Σ z zᵀ`` and ``b = Σ z y`` (DUETS Eq. 5–6, Async Eq. 2)::
 
       μ̃(x)    = z(x)ᵀ (λ I + G)⁻¹ b
@@ -251,7 +252,8 @@ class ExactGP:
 
 def collapsed_posterior(kernel: Kernel, Xu: np.ndarray, counts: np.ndarray, lam: float,
                         Xq: np.ndarray, ysum: np.ndarray | None = None, with_gain: bool = False):
-    """Exact posterior from a multiset given as unique points with counts (DUETS spec §2.8).
+    """Exact posterior from a multiset given as unique points with counts (DUETS Eq. 3–4;
+    the collapsing is an exact rewriting of this package, not in the paper).
 
     With repeated rows, Eq. 3–4 equal the posterior on the unique points ``u`` with
     heteroscedastic noise ``λ / c_u`` and targets ``ȳ_u = ys_u / c_u``::
@@ -286,7 +288,8 @@ def collapsed_posterior(kernel: Kernel, Xu: np.ndarray, counts: np.ndarray, lam:
 
 def information_gain(K: np.ndarray, lam: float, counts: np.ndarray | None = None) -> float:
     """``γ = ½ log det(I + λ⁻¹ K)``; for a multiset with unique Gram ``K`` and counts ``c``,
-    ``½ log det(I + λ⁻¹ C^{1/2} K C^{1/2})`` (Sylvester's identity, DUETS spec §2.8)."""
+    ``½ log det(I + λ⁻¹ C^{1/2} K C^{1/2})`` (Sylvester's identity; the information gain is DUETS §2.1's
+    ``γ_{X_m}``)."""
     K = np.asarray(K, dtype=float)
     if K.shape[0] == 0:
         return 0.0
@@ -305,7 +308,9 @@ class NystromDictionary:
     skipped (the span, hence μ̃ and σ̃, is unchanged; this also drops exact duplicates),
     otherwise the row ``[cᵀ, r]`` is appended to ``L``. Because the basis only grows, features
     on the old dictionary are the first coordinates of those on the new one: re-expressing
-    statistics is zero-padding (Async-KernelUCB spec §2.6–2.7).
+    statistics is zero-padding (in this
+    basis the transformation ``T_{k(i),k}`` of Async-KernelUCB §4.1, the server's step, is
+    ``[I 0]``: a choice of this package, the paper uses the eigendecomposition basis).
     """
 
     def __init__(self, kernel: Kernel, dim: int, tol: float = 1e-10):

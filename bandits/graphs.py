@@ -6,16 +6,16 @@ Everything the Coop-KernelUCB family needs to know about the network, built on n
   ``N_γ(v) = {u : d(u, v) ≤ γ}`` (``v`` included) and the γ-th graph power ``G_γ`` (edge ``(i, j)`` iff
   ``1 ≤ d(i, j) ≤ γ``; paper footnote 1 / §3.1);
 * the clique cover ``𝐂_γ`` of ``G_γ`` used by Coop-KernelUCB (Algorithm 1): a minimum cover is NP-hard,
-  so, as the spec (§2.3) prescribes, every colour class of a greedy DSATUR colouring of the complement
-  of ``G_γ`` is taken as one clique (a colour class of the complement is an independent set there,
+  so (a choice of this package: §3.2 and Algorithm 1 only ask for "a clique covering of the γ-power of
+  G") every colour class of a greedy DSATUR colouring of the complement of ``G_γ`` is taken as one clique (a colour class of the complement is an independent set there,
   hence a clique of ``G_γ``);
 * the central agents of Dist-KernelUCB (Algorithm 3, §4 "Fully-Cooperative Setting"): a greedy maximal
   weighted independent set of ``G_γ`` with weight ``w_v = |N_γ(v)|``, and the centre assignment
   ``cent(p)`` / ``π(c)``;
 * exact independence number ``α`` and clique-cover number ``χ̄`` for small graphs (tests, theory
-  checks), the BFS/snowball and random-walk-with-restart subsamplers (§4.3 of the spec: the paper only
-  says "we subsample V nodes and their corresponding edges"), connected Erdős–Rényi graphs, Mycielski
-  graphs and their complements (spec check C3), and the SNAP graphs of Figure 1 read through the
+  checks), the BFS/snowball and random-walk-with-restart subsamplers (a choice of this package: the paper,
+  §5 "Network Structures", only says "we subsample V nodes and their corresponding edges"), connected Erdős–Rényi graphs, Mycielski
+  graphs and their complements (a family with ``α ≪ χ̄`` for the Dist-vs-Coop check of Theorem 2, §4), and the SNAP graphs of Figure 1 read through the
   checksummed data registry (:mod:`bandits.data`).
 
 The algorithms consume the frozen :class:`Network` (distances, γ, clique cover, centres), built by
@@ -129,7 +129,7 @@ def graph_diameter(dist: np.ndarray) -> int:
 
 def default_gamma(diameter: int, rounding: str = "floor") -> int:
     """The paper's message lifetime ``γ = diameter(G)/2`` (§5), rounded: ``max(1, ⌊diam/2⌋)`` by
-    default (spec §7 item 14; the paper does not say how odd diameters are rounded), or
+    default (a choice of this package; the paper does not say how odd diameters are rounded), or
     ``max(1, ⌈diam/2⌉)`` with ``rounding="ceil"``."""
     if rounding == "floor":
         return max(1, int(diameter) // 2)
@@ -172,8 +172,8 @@ def _graph_from_adjacency(A: np.ndarray) -> nx.Graph:
 def greedy_clique_cover(adj: np.ndarray) -> np.ndarray:
     """Greedy clique cover of the graph with bool adjacency ``adj`` (normally ``G_γ``).
 
-    A minimum clique cover is NP-hard (the paper's ``χ̄(G_γ)``); following the spec (§2.3) we colour
-    the complement greedily with networkx's DSATUR (``nx.greedy_color(complement,
+    A minimum clique cover is NP-hard (the paper's ``χ̄(G_γ)``); as a choice of this package (the paper
+    does not say how the cover is found) we colour the complement greedily with networkx's DSATUR (``nx.greedy_color(complement,
     strategy="saturation_largest_first")``): a colour class is independent in the complement, i.e. a
     clique of the graph. Nodes are inserted in id order, so ties are broken by node id and the
     result is deterministic.
@@ -198,7 +198,7 @@ def greedy_weighted_mis(adj: np.ndarray, weights) -> np.ndarray:
     """Greedy maximal weighted independent set (Dist-KernelUCB's central agents, §4 / Algorithm 3).
 
     The paper asks for "the maximal weighted independent set of ``G_γ``" with ``w_v = |N_γ(v)|``; a
-    maximum-weight set is NP-hard, so (spec §2.5) nodes are visited in order of ``(−w_v, v)`` and
+    maximum-weight set is NP-hard, so (a choice of this package) nodes are visited in order of ``(−w_v, v)`` and
     added when none of their neighbours is already in the set. The result is maximal, hence
     dominating: every other node has a neighbour in it. Hand-written because networkx's
     ``maximal_independent_set`` is randomised and unweighted.
@@ -231,7 +231,7 @@ def assign_centres(adj: np.ndarray, centres) -> np.ndarray:
     A central agent is its own centre. A peripheral agent ``p`` is assigned the central agent it is
     connected to in ``G_γ``; "in case any peripheral agent is connected to more than one central
     agent, we assign it to the central agent with maximum degree in ``G_γ``" (paper), ties broken by
-    the smallest id (spec §2.5).
+    the smallest id (a choice of this package; the paper gives no tie-break).
 
     Args:
         adj: ``(V, V)`` bool adjacency of ``G_γ``.
@@ -505,7 +505,7 @@ def largest_component(G: nx.Graph) -> nx.Graph:
 
 
 def bfs_subsample(G: nx.Graph, V: int, rng: np.random.Generator) -> nx.Graph:
-    """Snowball / breadth-first sample of ``V`` nodes (spec §4.3, [inferred] default).
+    """Snowball / breadth-first sample of ``V`` nodes (this package's default; the paper, §5, does not say how it subsamples).
 
     A uniformly random seed node of the largest connected component; breadth-first visit, each
     node's unvisited neighbours enqueued in random order; stop at ``V`` nodes; induced subgraph
@@ -549,7 +549,7 @@ def _relabel_keep_orig(S: nx.Graph, H: nx.Graph, order) -> nx.Graph:
 
 def random_walk_subsample(G: nx.Graph, V: int, rng: np.random.Generator, restart: float = 0.15,
                           max_stall: int | None = None) -> nx.Graph:
-    """Random walk with restart (Leskovec & Faloutsos 2006; spec §4.3 option, restart ``p = 0.15``).
+    """Random walk with restart (Leskovec & Faloutsos 2006; an option of this package, restart ``p = 0.15``).
 
     A uniformly random start node of the largest connected component; each step returns to the
     start with probability ``restart``, otherwise moves to a uniform neighbour; distinct visited nodes
@@ -621,7 +621,7 @@ def mycielski(k: int) -> nx.Graph:
 
 
 def mycielski_complement(k: int) -> nx.Graph:
-    """Complement of ``M_k`` (spec check C3): for ``k ≥ 4``, diameter 2 (so ``γ = 1``), ``α = ω(M_k) = 2``
+    """Complement of ``M_k`` (the Dist-vs-Coop check of Theorem 2, §4, in ``notebooks/coop_theory``): for ``k ≥ 4``, diameter 2 (so ``γ = 1``), ``α = ω(M_k) = 2``
     and ``χ̄ = χ(M_k) = k``, a graph family with ``α ≪ χ̄``."""
     return nx.complement(mycielski(k))
 
@@ -672,7 +672,8 @@ def _snap_graph(name: str, lang: str, root, verify: bool):
 
 def load_snap_graph(name: str, *, lang: str = "ENGB", root=None, verify: bool = True,
                     largest_cc: bool = True) -> nx.Graph:
-    """A SNAP graph of Figure 1 as a networkx graph (spec §6 preprocessing).
+    """A SNAP graph of Figure 1 as a networkx graph (the paper, §5, only names the networks; the
+    preprocessing below is a choice of this package).
 
     Read through :mod:`bandits.data` (registry, checksums; ``DataNotFoundError`` when the file is
     missing, ``DataChecksumError`` when it was altered), as an undirected simple graph (self-loops and

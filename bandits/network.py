@@ -5,7 +5,9 @@ The LOCAL protocol of the paper: every round each agent first pulls, then sends
 round, at most ``γ`` hops in total, then dropped. Agent ``v`` therefore receives ``m_{u,s}``
 iff ``d(u,v) ≤ γ``, at the end of round ``s + d(u,v) − 1``, and can use it for the decision of
 round ``s + d(u,v)``; its own observation is usable from round ``s + 1``. With the **usable
-delay** ``τ(u,v) = max(1, d(u,v))`` (spec ``coop-kernelucb.md`` §1.1, §2.2, §7 item 1)::
+delay** ``τ(u,v) = max(1, d(u,v))`` (our reading of §1, messages "available ... after d(v,v′) − 1
+trials", and §3.1, "receives m_{v′,t−d(v,v′)}"; the ``max(1, ·)`` for an agent's own data is a choice
+of this package)::
 
     (u, s) usable by v at decision round t   ⇔   d(u,v) ≤ γ   and   s ≤ t − τ(u,v) − e·[u ≠ v]
 
@@ -21,10 +23,11 @@ Three pieces:
 * :class:`MessageSimulator`: a literal message-by-message simulator (inboxes, forwarding, hop
   counts, duplicate drop by ``(s, u)``) — slow, used in tests only to check the rule;
 * :class:`CumulativeStatsBuffer`: per-source *cumulative* sufficient statistics in a ring buffer
-  of the last ``τ_max + 1`` rounds (spec §2.7): agent ``v`` reads source ``u``'s statistics of
+  of the last ``τ_max + 1`` rounds (an implementation device of this package, not in the paper): agent ``v`` reads source ``u``'s statistics of
   rounds ``≤ t − τ(u,v)``. Memory ``(τ_max + 1) · V · size``.
 
-Communication (spec C10): every *delivery* — one message reaching one new receiver (flooding
+Communication (not measured in the paper, which only calls the protocol communication-efficient; the
+accounting is a choice of this package, checked by the theory notebook's check C10): every *delivery* — one message reaching one new receiver (flooding
 with duplicate drop) — is charged. A message from ``u`` reaches every ``w`` with
 ``1 ≤ d(u,w) ≤ γ``, at the end of round ``s + d(u,w) − 1``; :func:`deliveries_per_round`
 counts them per round (at steady state ``Σ_v (|N_γ(v)| − 1)``). Messages that would arrive
@@ -74,7 +77,8 @@ def usable_delays(dist: np.ndarray, gamma: int, extra_delay: int = 0) -> np.ndar
 
 def visible_set(dist: np.ndarray, gamma: int, v: int, t: int, accept=None,
                 extra_delay: int = 0) -> set[tuple[int, int]]:
-    """``Visible_v(t) = {(u, s): u ∈ accept, d(u,v) ≤ γ, 0 ≤ s ≤ t − τ(u,v)}`` (spec §2.2).
+    """``Visible_v(t) = {(u, s): u ∈ accept, d(u,v) ≤ γ, 0 ≤ s ≤ t − τ(u,v)}`` (the rule of §3.1 with
+    ``τ`` as above; the acceptance set is Algorithm 1 l.19–23, the clique filter, or Algorithm 2's "all").
 
     ``accept`` (iterable of agent ids) defaults to every agent.
     """
@@ -105,7 +109,7 @@ def deliveries_per_round(dist: np.ndarray, gamma: int, horizon: int) -> np.ndarr
 
 
 class MessageSimulator:
-    """Literal LOCAL message passing (tests only; spec §2.2).
+    """Literal LOCAL message passing (tests only; §3.1 taken literally).
 
     Each round ``t``: every agent sends its new message ``⟨s=t, u, hops=1⟩`` to its neighbours;
     every message an agent *first* receives (duplicates by ``(s, u)`` dropped, as are its own)
@@ -161,7 +165,8 @@ class MessageSimulator:
 
 
 class CumulativeStatsBuffer:
-    """Per-source cumulative statistics of the last ``depth`` rounds in a ring buffer (spec §2.7).
+    """Per-source cumulative statistics of the last ``depth`` rounds in a ring buffer (an
+    implementation device of this package, not in the paper).
 
     Every round each of the V sources adds its increment (e.g. ``x xᵀ`` and ``y x``); the buffer
     keeps ``S_u(s) = Σ_{s' ≤ s} increment_u(s')`` for the last ``depth`` rounds ``s``. Reading

@@ -21,7 +21,9 @@ experiments discretise the domain). Epoch ``j`` with length ``T_j``:
        μ̃_j(x) = z_{𝒮_j}(x)ᵀ v̄_j   (Eq. 5)
 
    and ``T_{j+1} = ⌊√(T T_j)⌋``. The last epoch is truncated at T; nothing is communicated
-   once an agent's step counter reaches T (DUETS spec §2.2, B14).
+   once an agent's step counter reaches T (a resolution of this package: Algorithm 1 l.9–10 stops
+   inside the query loop on ``t > T``, Algorithm 2 has no early exit; the authors' code, ``DISUS.py``,
+   breaks before communicating).
 
 Named options (paper default first; the DUETS authors' code ("CODE") as an option):
 
@@ -31,7 +33,8 @@ Named options (paper default first; the DUETS authors' code ("CODE") as an optio
   ``μ̃(x) + βσ̃(x) ≥ max(μ̃ − βσ̃)`` with the pointwise Nyström σ̃ of Eq. 6; agents then need
   ``(λI + G)⁻¹``: ``s(s+1)/2`` extra downlink scalars unless ``public_coins``), or
   ``"paper_nys1"`` (CODE ``else`` branch: ``μ̃ ≥ max μ̃ − β max σ̃``).
-* ``elim_factor`` (2 in Eq. 9; the proof needs 2√3, spec §7-B6), ``rounding`` ("floor" paper,
+* ``elim_factor`` (2 in Eq. 9; our reading of the proof of Lemma 4.2,
+  App. A.2: with Lemma A.3's 0.5-accurate inducing set σ̃ can exceed σ by √3, so it needs 2√3), ``rounding`` ("floor" paper,
   "ceil" CODE), ``T1`` (2 paper, 5 CODE), ``send_indices`` (send 𝒮_j as candidate indices).
 
 Communication per non-final epoch, ``s = |𝒮_j|`` (unique points): downlink ``s·d`` (𝒮_j) +
@@ -39,7 +42,8 @@ Communication per non-final epoch, ``s = |𝒮_j|`` (unique points): downlink ``
 ``C = C_up + C_down`` per agent; the CODE plots the total uplink ``N·s`` per epoch.
 
 The Nyström features use the Cholesky basis ``z = L⁻¹ k_𝒮(x)`` rather than ``K_𝒮𝒮^{-1/2}``:
-μ̃ and σ̃ are invariant to this rotation (spec §2.8), and agents and server call one function.
+μ̃ and σ̃ of Eq. 5–6 are invariant to this rotation (a choice of this package; §2.2 writes
+``z_𝒮(x) = K_𝒮𝒮^{-1/2} k_𝒮(x)``), and agents and server call one function.
 Duplicates in ``𝒮_j`` are removed (same span); ``|𝒮_j|`` counts unique points, the number of
 Bernoulli successes is logged as ``s_draws``.
 """
@@ -76,7 +80,9 @@ def epoch_lengths(T: int, T1: int, rounding: str = "floor") -> list[int]:
 
 
 def delta_prime(delta: float, N: int, T: int, M: int) -> float:
-    """``δ' = δ / (2 M (log log(NT) + 4))`` (natural logs; M = |X_cand| plays |𝒰_T|; spec §7-B5)."""
+    """``δ' = δ / (2 M (log log(NT) + 4))`` (App. A.1 and Lemma 4.2; the paper writes δ' in
+    several ways (Sec. 3, Lemma 4.2, App. A.1, Lemma 4.5): this form, natural logs and M = |X_cand|
+    playing |𝒰_T|, is a choice of this package)."""
     return delta / (2.0 * M * (math.log(max(math.log(N * T), 1e-12)) + 4.0))
 
 
@@ -218,7 +224,8 @@ class DUETS(Policy):
 
 
 class CentralizedUniformElimination(DUETS):
-    """The centralised counterpart of DUETS used by the superposition check (DUETS spec §5.2 E8(b)).
+    """The centralised counterpart of DUETS used by the superposition check (this
+    package's check E8(b) in ``notebooks/duets_theory``, of the superposition property of §1.2).
 
     One decision maker draws all ``N·T_j`` points of epoch ``j`` uniformly with replacement from
     the active set **from a single random stream**, then runs exactly DUETS' server step (Eq. 4

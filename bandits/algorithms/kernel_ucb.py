@@ -126,8 +126,9 @@ class OneKernelUCB(Policy):
 
     Every new point is aggregated immediately (Async-KernelUCB §5: "shared model ... aggregation
     immediately after each new data point"): the active client uploads ``(x_t, y_t)`` (d + 1
-    scalars) and the server forwards it to the other N − 1 clients ((d + 1) each), the spec's
-    default accounting (§3.1); ``download="none"`` counts the upload only. All clients active in a
+    scalars) and the server forwards it to the other N − 1 clients ((d + 1) each), this package's
+    default accounting (the paper, §3.1, measures C_T as "the total number of scalars being
+    transferred" but does not count OneKernelUCB's); ``download="none"`` counts the upload only. All clients active in a
     step choose with the model as it was at the start of the step. UCB as in
     :class:`KernelUCBAgent` (``variance_scale="ridge"`` gives Async-KernelUCB's σ² = λ⁻¹[...]).
     """

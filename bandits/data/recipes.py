@@ -166,7 +166,8 @@ def cluster_arms(X, y, rng, *, n_clusters: int = 20, n_init: int = 10, max_iter:
 
     Partition ``X`` into ``n_clusters`` clusters with k-means; each centroid is an arm's context and
     the mean of the binary label ``y`` over its cluster is the arm's mean reward. ``scale="max_norm"``
-    divides all centroids by the largest centroid norm (so ||x|| <= 1; spec §4.3); ``None`` keeps them.
+    divides all centroids by the largest centroid norm (so ||x|| <= 1; a choice of this package, the paper does not scale
+    the centroids); ``None`` keeps them.
 
     Args:
         X: (n, d) features.

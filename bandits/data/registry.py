@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 ENV_VAR = "BANDITS_DATA_DIR"
-#: Older spelling used by one spec (fn-ucb.md); read only when ``BANDITS_DATA_DIR`` is unset.
+#: Older spelling (used by early notes of this project); read only when ``BANDITS_DATA_DIR`` is unset.
 LEGACY_ENV_VARS = ("BANDIT_DATA_DIR",)
 #: Overrides the scheme and host of every download address (keeps the path), e.g. a local mirror.
 BASE_URL_ENV_VAR = "BANDITS_DATA_BASE_URL"

@@ -183,7 +183,9 @@ def gaussian_width(X, Z, weights, zeta: float, eta, *, differences: bool = False
         \qquad A(\zeta,\lambda) = \zeta I + \sum_i \lambda_i x_i x_i^\top ,
 
     the quantity inside Peace's complexity :math:`\gamma(\mathcal Z)=\inf_\lambda w(\lambda)^2`
-    (the form of the official code, ``gamma_tb_torch``: sup over ``z``; CoPE-KB spec §3.4).
+    (the form of the official Peace code, Katz-Samuels et al.'s repository
+    jkatzsam/linear_bandits_empirical_process, ``gamma_tb_torch``: sup over ``z``; CoPE-KB uses
+    IndPeaceFB as a baseline, App. A "Fixed-Budget Setting", without restating its design).
     With ``differences=True`` the sup runs over :math:`z - z'` (:math:`\sup_z - \inf_z`), whose
     expectation is exactly twice the former (η is symmetric), so its square is 4 times larger.
 
@@ -229,8 +231,8 @@ def gaussian_width_design(X, Z, zeta: float, rng: np.random.Generator, *, n_draw
                           n_iter: int = 500, lr: float = 1e-2, weights0=None, n_eval: int = 20000,
                           centre: bool = True):
     r"""Peace's Gaussian-width design, :math:`\min_{\lambda\in\Delta_K} w(\lambda)`
-    (:func:`gaussian_width`), as the official Peace code solves it (``fixed_budget.py``; CoPE-KB
-    spec §3.4): Adam (torch) over softmax logits, learning rate 1e-2, 500 iterations, the width
+    (:func:`gaussian_width`), as the official Peace code solves it (jkatzsam/linear_bandits_empirical_process,
+    ``fixed_budget.py``; not described in the CoPE-KB paper): Adam (torch) over softmax logits, learning rate 1e-2, 500 iterations, the width
     estimated on ``n_draws`` = 1000 fixed Gaussian draws.  Hand-written around ``torch.optim.Adam``
     because no library solves this stochastic design problem; the gradient is torch autograd
     through the Cholesky form of :func:`gaussian_width`.

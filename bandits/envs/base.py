@@ -75,7 +75,9 @@ class FiniteDomainEnv:
     """A fixed finite candidate set ``X`` (M × d) with means ``f(X)`` and Gaussian noise.
 
     Every active agent may query any candidate each round. ``fstar`` is the discrete maximum
-    ``max_i f(x_i)`` unless a continuous value is given (DUETS spec §7-A7).
+    ``max_i f(x_i)`` unless a continuous value is given (the DUETS paper does not say
+    which; a choice of this package: the authors' code uses the discrete maximum except for Branin,
+    where ``branin_runscript.py`` uses the continuous 1.0474).
     """
 
     X: np.ndarray

@@ -1,10 +1,11 @@
-"""Bandit environments built from real datasets (Async-KernelUCB §5; spec §4.3).
+"""Bandit environments built from real datasets (Async-KernelUCB §5, "UCI Datasets" and "MovieLens and Yelp dataset").
 
 * UCI MagicTelescope and Mushroom (Filippi et al. 2010): k-means into 20 clusters; each centroid
   is an arm's context (scaled so the largest norm is 1) and the fraction of the cluster whose
   binarised label is 1 is its mean reward; the same 20 arms every step; the observed reward is
-  Bernoulli(mean). The clustering uses the environment seed (the spec: k-means random state =
-  run seed), so ``env_seed = rep`` re-clusters per run.
+  Bernoulli(mean) (the paper says only "averaged response as mean reward": the Bernoulli draw, the
+  scaling and the seeding are choices of this package). The clustering uses the environment seed
+  (k-means random state = run seed), so ``env_seed = rep`` re-clusters per run.
 * MovieLens and Yelp (Ban et al.'s recipe): 10-d user and item features from an SVD of the top
   users × items rating matrix; each step's decision set is 1 positive and 19 negative entries,
   context = user ⊕ item (d = 20), reward 1 for the positive arm (deterministic), so the regret of
