@@ -42,9 +42,12 @@ Options (spec §2.10; defaults in brackets)
   ``train_steps · N`` steps of one network per round), and features are gradients at the *current*
   shared parameters. The official code runs it with ``official_train_subset=True``.
 
-  *Training budget, measured* (cosine, N = 5, T = 5000; NOTE.md of ``figures/fn_ucb``): with D > 0
-  there are ≈ 260 rounds before t = 2000, so ``fedavg`` gets ≈ 8k effective steps against ≈ 60k at
-  D = 0 and stays under-fitted, while ``official_shared`` trains one network 30·N steps per round.
+  *The trainings, measured* (cosine, N = 5, T = 5000, 3 runs; ``figures/fn_ucb/NOTE.md``): at D = 5
+  ``official_shared`` with ``official_train_subset`` gives ≈ 345 rounds and R̄(5000) in the tens (the
+  paper: 348 rounds); ``fedavg`` (≈ 30 effective steps per round, a few hundred rounds before t = 2000)
+  stays under-fitted, R̄(5000) in the hundreds, and ``fedavg_budget`` (150 steps) is back in the tens;
+  ``own_prev`` is in the hundreds at D = 5 and worse than ``fedavg`` at D = 0: its networks see only their
+  own agent's data and the average of the never re-synchronised networks predicts badly.
 * ``aggregate`` [True]: False is the "no NN aggregation" ablation (spec §3.5): UCB_b of agent i
   uses its own θ^i and local training warm-starts from θ^i (no parameter exchange).
 * ``alpha_mode`` ["linear"]: ``"linear"`` the experiments' ramp ``α_t = clip((t − delay)/ramp, 0, 1)``
@@ -116,7 +119,9 @@ time on the shared 2-core machine, whose load made wall-clock 1–5x that): 3.1�
 iteration for N = 2 (4.2 ms wall at low load; the official code: about 65 ms; this module before
 the in-place paths: 6.2–6.9 ms), 6.4–7.7 ms for N = 5, 11–15 ms for N = 10; 2.5 ms for N = 2 with
 ``nn_dtype="float32"``. Training (30 full-batch steps on all n ≤ 2000 local points per round) is
-most of it: about 7 ms per iteration at N = 2 while t < 2000, 0.75 ms after.
+most of it: about 7 ms per iteration at N = 2 while t < 2000, 0.75 ms after. Measured again on
+2026-11-27 (issue 24, same bench, load 10–15, CPU time): the default ``own_prev`` 2.6 ms (N = 2) and
+5.8 ms (N = 5), ``fedavg`` 2.5 ms, ``official_shared`` with ``official_train_subset`` 2.6 ms (N = 2).
 
 Communication (ledger, scalars; spec §2.6): per round, every agent uploads ``W_new,i`` (p² full, p
 diag), ``B_new,i`` (p), ``θ^i`` (p0, when the NN was trained and is aggregated), ``α_{t,i}`` (1,

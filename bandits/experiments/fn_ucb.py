@@ -37,11 +37,14 @@ for the UCI data the code's fixed per-agent row orders), labelled "[official]". 
 on its axis is evaluated for both (``<id>`` and ``<id>-official``); the released numbers of spec §4.3
 (:data:`RELEASED`) are compared with the official runs (ordering and rough level only).
 
-**The gap is a training budget.** The official code's numbers (Fig. 1d: R̄(5000) in the tens with
-≈ 350 rounds at D = 5) come from its one network taking 30·N steps per round; App. E's text gives each
-agent's network 30 steps per round, and with D > 0 there are only ≈ 270 training rounds before
-t = 2000, so every network stays under-fitted (R̄(5000) in the hundreds at D = 5; numbers in
-``figures/fn_ucb/NOTE.md``). It is not the D rule, which matches the code exactly.
+**The gap is the training, not the D rule** (which matches the code exactly; numbers in
+``figures/fn_ucb/NOTE.md``, cosine N = 5, T = 5000, 3 runs). The official code's numbers (Fig. 1d:
+R̄(5000) in the tens with ≈ 350 rounds at D = 5) come from its one network taking 30·N steps per round
+on every agent's data. FedAvg from θ_sync takes ≈ 30 effective steps per round, and with D > 0 there are
+only a few hundred rounds before training stops at t = 2000: it stays under-fitted (R̄(5000) in the
+hundreds) unless given the code's 30·N steps (``nn_mode="fedavg_budget"``: back in the tens). App. E's
+text training falls short at every D: each network sees only its own agent's data and is never
+re-synchronised, and the average of N such networks predicts badly (more steps do not fix it).
 
 Hyperparameters (Sec. 5): synthetic λ = ν_TKN = ν_TK = 0.1; real λ = 10, ν_TKN = 0.1, ν_TK = 0.01;
 one hidden layer, m = 20; α linear over the first 700 iterations; training 30 steps of lr 0.01, stopped
