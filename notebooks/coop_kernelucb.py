@@ -39,7 +39,7 @@
 # * `mode="full"`: the paper's per-run size V = 200, T = 1000 (T is not stated in the paper), with
 #   `n_runs = 10` of the paper's 100 trials per panel (100 are days on 2 cores; raise `n_runs` on a
 #   cluster with `backend="dask"`), and on the RBF row the rank-cap-4 ablation (dashed). 720 runs, projected
-#   at ≈ 4.2–5.3 h on 2 cores (issue 29; `figures/coop_kernelucb/NOTE.md`); the oracle and σ_z ablations
+#   at ≈ 4.1–5.3 h on 2 cores (issue 29; `figures/coop_kernelucb/NOTE.md`); the oracle and σ_z ablations
 #   (`ablations=True`) add 200 runs.
 #
 # The paper leaves T, the noise, the contexts, the reward construction, η and the graph sampler unstated;

@@ -60,8 +60,10 @@ Choices where the paper is silent (spec ``coop-kernelucb.md`` §2.9, §4, §9.2;
 
 Cost. The linear row, measured by the full run of 2026-11-27 (commit a113f81, 2 workers): 320 runs,
 17 162 s of run wall time, ≈ 2.4 h on 2 cores (Eager 121–260 s per run, Dist 57–88 s, the independent
-baselines 10–14 s). The RBF row at the new ranks: see ``figures/coop_kernelucb/NOTE.md`` (measured
-full-size runs and the projection; the row's capped run took 13 057 s for 240 runs).
+baselines 10–14 s). The RBF row at the new ranks, measured 2026-11-27 (V = 200, T = 1000, CPU seconds per
+run): Eager 112 s (ER) / 130 s (as-733), Dist 43 / 58 s, Coop 10 / 82 s, no more than the capped run's
+(13 057 s for its 240 runs); with the ablation's 120 runs full mode is projected at ≈ 4.1–5.3 h on 2 cores
+(``figures/coop_kernelucb/NOTE.md``).
 """
 from __future__ import annotations
 
