@@ -67,7 +67,10 @@ long run", only UCB_b "quickly learns") are reported INCONCLUSIVE with their num
 figures (e.g. 1a's N = 2 run is 1c's and 3's Less Comm. run) are computed once. The figure groups are
 a parameter (``figures``), so a notebook can run a subset or, in full mode, everything.
 
-Measured (papermill, empty run cache, ``n_jobs=2``, on a 2-core machine shared with other jobs, load
+Measured after issue 24 (both trainings beside 1a and 1d; ``bandits.report refresh-notebook`` of this
+notebook and ``fn_ucb_theory`` together, empty cache for the changed runs, ``n_jobs=2``, load ≈ 13):
+235 s of CPU (user) for 12.7 min of wall time, i.e. ≈ 2 minutes on two free cores for both notebooks.
+Before it (papermill, empty run cache, ``n_jobs=2``, on a 2-core machine shared with other jobs, load
 ≈ 14–16): quick mode, 105 runs, **195 s of CPU** (user + sys, workers included) for a wall time of
 896 s; on two free cores that is ≈ 100 s of runs plus ≈ 20 s of kernel start, plots and claims. Full
 mode (318 runs, 669 agent-runs) was not run; a per-category cost model ``L·T + Q·min(T, 2000)²`` per
