@@ -76,8 +76,8 @@ class FiniteDomainEnv:
 
     Every active agent may query any candidate each round. ``fstar`` is the discrete maximum
     ``max_i f(x_i)`` unless a continuous value is given (the DUETS paper does not say
-    which; a choice of this package: the authors' code uses the discrete maximum except for Branin,
-    where ``branin_runscript.py`` uses the continuous 1.0474).
+    which; a choice of this package: the authors' code uses the discrete maximum, ``kernelbanditclass.py``,
+    except for Branin, where ``branin_runscript.py`` passes the continuous 1.0474).
     """
 
     X: np.ndarray

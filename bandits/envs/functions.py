@@ -369,7 +369,8 @@ HARTMANN4_P: np.ndarray = 1e-4 * np.array(
 HARTMANN4_ALPHA: np.ndarray = np.array([1.0, 1.2, 3.0, 3.2])
 for _arr in (HARTMANN4_A, HARTMANN4_P, HARTMANN4_ALPHA):
     _arr.setflags(write=False)
-#: Maximum found by 300-start L-BFGS-B (f* ≈ 3.72984; not given in the paper; the authors' code writes 3.731).
+#: Maximum found by 300-start L-BFGS-B (f* ≈ 3.72984; not in the paper; the authors' ``hartmann_runscript.py``
+#: defines 3.731 but does not use it).
 HARTMANN4_FSTAR: float = 3.7298405844855926
 #: Its maximiser, ≈ (0.187395, 0.194152, 0.557918, 0.264780).
 HARTMANN4_ARGMAX: tuple[tuple[float, float, float, float], ...] = (
