@@ -106,7 +106,12 @@ of ``p = (r + 1)·D``. Where the ``‖L_v‖² ≥ 0.95`` safeguard cannot be af
 estimated ``K̂_z`` needs ``r`` ≈ 65 of ~141 for it at any ``t`` on ER(200, 0.7) (``p`` ≈ 8 300), or the
 first rounds of the MMD estimate — this keeps what the safeguard protects (the exploration scale at
 the agent's own ``z_v``) instead of silently shrinking it as a bare ``r_limit`` does.
-``info()["min_Lv2"]`` reports the low-rank part ``min_v ‖L_v‖²/W_vv`` in both modes.
+``info()["min_Lv2"]`` reports the low-rank part ``min_v ‖L_v‖²/W_vv`` in both modes (over every refresh;
+``min_Lv2_last`` and ``rank_last`` at the last one). ``r_limit`` is ``None`` by default (no cap: the
+safeguard always holds); a cap is applied only when asked for and never silently: the first refresh it
+leaves an agent below ``min_var`` raises a ``RuntimeWarning``, and ``info()["capped_agent_refreshes"]``
+counts the (agent, refresh) pairs it cut short (issue 29: the RBF row of Figure 1 capped the rank at 4
+until 2026-11-27, below the safeguard, unseen).
 
 Shared models (``share_models=True``, spec §2.7 item 4): agents with identical ``(Accept_v, τ(·, v))``
 — e.g. the members of one clique under Coop-KernelUCB when γ = 1 (Erdős–Rényi panels), or every agent
