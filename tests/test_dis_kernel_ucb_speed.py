@@ -141,6 +141,18 @@ def test_level3_sync_path_gives_the_old_runs(monkeypatch, trigger, env):
     assert fast["meta"]["info"]["dict_sizes"][-1] > 20
 
 
+def test_level3_sync_path_with_empty_dictionaries(monkeypatch):
+    """Small q̄ and D: early syncs sample no point (|S| = 0); the old and the new path agree there too."""
+    cfg = dict(CFG, N=6, T=150, params=dict(CFG["params"], qbar=0.05, D=0.1))
+    fast = run_cell(cfg, 2, 0)
+    with monkeypatch.context() as m:
+        m.setattr(dk.ApproxDisKernelUCB, "_sync", _reference_sync)
+        m.setattr(dk.ApproxDisKernelUCB, "_history_s2", _reference_history_s2)
+        slow = run_cell(cfg, 2, 0)
+    _check_same(fast, slow, 1e-12)
+    assert 0 in fast["meta"]["info"]["dict_sizes"]
+
+
 def test_fresh_dictionary_equals_incremental_cholesky():
     from bandits.estimators import NystromDictionary
     from bandits.kernels import make_kernel
@@ -161,6 +173,9 @@ def test_fresh_dictionary_equals_incremental_cholesky():
     np.testing.assert_allclose(L @ L.T, A, atol=1e-12)
     np.testing.assert_allclose(Ainv, np.linalg.inv(A), atol=1e-12)
     np.testing.assert_array_equal(Ainv, Ainv.T)
+    L0, A0 = dk.chol_inverse(np.zeros((0, 0)))  # a sync that sampled no point
+    assert L0.shape == A0.shape == (0, 0)
+    assert dk.fresh_dictionary(k, 4, np.zeros((0, 4))).m == 0
 
 
 def test_finite_domain_path_uses_the_shared_buffers():

@@ -107,6 +107,8 @@ def fresh_dictionary(kernel, dim: int, X: np.ndarray, margin: float = 100.0) -> 
 def chol_inverse(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(L, A⁻¹)`` for symmetric positive definite ``A``: LAPACK ``dpotrf`` then ``dpotri`` (about
     half the work of ``np.linalg.inv``'s LU), the inverse symmetrised from its lower triangle."""
+    if A.shape[0] == 0:  # an empty dictionary: nothing to factor (LAPACK rejects a 0 × 0 array)
+        return np.zeros((0, 0)), np.zeros((0, 0))
     L, info = dpotrf(A, lower=1, clean=1)
     if info != 0:
         raise np.linalg.LinAlgError(f"dpotrf failed (info={info}): the merged statistics are not positive definite")
