@@ -775,7 +775,7 @@ def plot_fig2(fc, p, constants=None):
     constants = constants or p["constants"]
     s = fc_summary(fc, p["V"])
     s = s[s.constants == constants]
-    fig, axes = plt.subplots(1, len(p["cases"]), figsize=(4 * len(p["cases"]), 3.3), squeeze=False)
+    fig, axes = plt.subplots(1, len(p["cases"]), figsize=(4 * len(p["cases"]), 4.2), squeeze=False)
     for ax, rank in zip(axes[0], p["cases"]):
         for m in list(p["fc_methods"]) + ["IndRAGE/V"]:
             x = s[(s["rank"] == rank) & (s.method == m)].sort_values("delta_min")
@@ -789,9 +789,10 @@ def plot_fig2(fc, p, constants=None):
         ax.set_xlabel("reward gap Δ_min")
         ax.set_title(CASE_TITLES.get(rank, f"rank(K_Z) = {rank}"), fontsize=9)
     axes[0, 0].set_ylabel("samples per agent (95% CI)")
-    axes[0, -1].legend(fontsize=7)
+    h, lab = axes[0, 0].get_legend_handles_labels()
+    fig.legend(h, lab, loc="lower center", ncol=min(3, len(lab)), fontsize=7, frameon=False)
     fig.suptitle(f"CoPE-KB Figure 2 reproduced (fixed confidence, δ = {p['delta']}, {constants} constants)", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.02 + 0.045 * ((len(lab) + 2) // 3), 1, 1))
     return fig
 
 
@@ -817,7 +818,10 @@ def plot_fig3(fb, p):
             ax.errorbar(x["T"], mu, yerr=[np.maximum(mu - lo, 0.0), np.maximum(hi - mu, 0.0)], label=legend_label(m),
                         color=c, ls=ls, marker="o", ms=3, capsize=2)
             y = spent[(spent["rank"] == rank) & (spent.method == m)].sort_values("T")
-            bx.plot(y["T"], 100 * y["spent"], color=c, ls=ls, marker="o", ms=3)
+            bx.plot(y["T"], 100 * y["spent"], color=c, ls=ls, marker="o", ms=3, zorder=3 if m == "CoKernelFB" else 2)
+            if m == "CoKernelFB" and len(y):
+                bx.annotate(f"CoKernelFB {100 * y['spent'].mean():.0f} %", (y["T"].iloc[0], 100 * y["spent"].mean()),
+                            textcoords="offset points", xytext=(0, -11), fontsize=7, color=c)
         ax.set_xscale("log")
         ax.set_title(CASE_TITLES.get(rank, f"rank(K_Z) = {rank}"), fontsize=9)
         bx.set_xscale("log")
