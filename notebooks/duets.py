@@ -84,7 +84,8 @@ save_figure(fig, out_dir, "fig1")
 # ## The same runs in the authors' code's unit
 #
 # The DUETS authors' code records the total uplink summed over agents and ignores the downlink
-# (spec §7-A2). The ordering between DUETS and DisKernelUCB on Branin can depend on the unit.
+# (their repository, sudeepsalgia/distributed_kernel_bandits; the paper's §2, Eq. 2, averages uplink and
+# downlink over agents). The ordering between DUETS and DisKernelUCB on Branin can depend on the unit.
 
 # %%
 fig = ex.plot_fig1(res, convention="code")
@@ -130,7 +131,7 @@ e[e.method == "DUETS"].groupby(["function", "j"])[["T_j", "n_active", "n_unique"
 # other 3 test it; the figures above show the paper's grid search over all runs. Each comparison is
 # paired over runs with a Student t interval, calibrated at these run counts (`docs/statistics.md`):
 # with 3 test runs it PASSes only a large effect, and INCONCLUSIVE says the runs do not decide. A FAIL is a measured result, not an error: in the full-mode runs DUETS's regret is above
-# DisKernelUCB's on h1 (the implementation spec's own prototype found the same, §4.5), while its
+# DisKernelUCB's on h1 (a throw-away prototype written before this package found the same), while its
 # communication is the smallest almost everywhere. See the README for the full-mode numbers.
 
 # %%

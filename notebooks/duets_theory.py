@@ -19,7 +19,7 @@
 # %% [markdown]
 # # DUETS: empirical checks of the theorems
 #
-# Checks E1–E8(b) of the implementation spec (§5.2) for Theorem 4.1 and Lemmas 4.2–4.5, A.2–A.3 on a
+# Checks E1–E8(b) (designed for this package; not experiments of the paper) for Theorem 4.1 and Lemmas 4.2–4.5, A.2–A.3 on a
 # theory-friendly RKHS function (‖f‖ = 5, SE kernel ℓ = 0.5, 1000 candidates in [0,1]², noise 0.1,
 # λ = 0.2). DUETS runs with the paper's inducing rule p_j = min(1, p₀ σ²_{j,max}), p₀ = 10.
 # Every threshold is written in `bandits/experiments/duets_theory.py` before any run.

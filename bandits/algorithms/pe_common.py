@@ -1,6 +1,8 @@
 """Building blocks shared by the pure-exploration algorithms (RAGE family, CoPE-KB).
 
-* The sample-size constant (CoPE-KB spec §2.6): one switch for every RAGE-family method::
+* The sample-size constant (CoPE-KB Algorithm 1, Line 5, has 32(1+ε)²; the RAGE code,
+  fiezt/Transductive-Linear-Bandit-Code ``RAGE.py``, has 2(1+ε)): one switch for every RAGE-family
+  method, a choice of this package::
 
       N^(r) = max{ ⌈c_N · 4^r · ρ_r · log(L_r)⌉, τ },
       c_N = 32 (1+ε)²  ("theory": the CoPE-KB paper)   or   2 (1+ε)  ("practical": the RAGE code)

@@ -1,4 +1,5 @@
-"""Collaborative pure-exploration instances (CoPE-KB, Du et al.; spec §4.1, §4.4).
+"""Collaborative pure-exploration instances (CoPE-KB, Du et al.; App. A "Experimental Setup" and
+Figure 1 / §3).
 
 V agents, each with n arms; agent v's arm i is the task–arm pair ``x̃ = (z_v, x_{v,i})`` with the
 product kernel ``k((z,x),(z',x')) = k_Z(z,z') · k_X(x,x')``. In the paper's experiments
@@ -10,7 +11,8 @@ and ``θ* = [0.1, 0.1 + Δ_min, …, 0.1 + (d−1)Δ_min]``. In block g (0-based
 Observations are ``y = F(x̃) + η`` with η ~ N(0, 1) (the paper's noise law is unstated; its
 analysis assumes 1-sub-Gaussian noise). Because every algorithm of the paper only uses per-arm
 counts and means, :meth:`PEInstance.sample_means` draws the mean of ``N_i`` pulls directly,
-``ȳ_i ~ N(F_i, 1/N_i)`` (exact for Gaussian noise; spec §2.1(e)); ``raw=True`` draws the pulls.
+``ȳ_i ~ N(F_i, 1/N_i)`` (exact for Gaussian noise; a shortcut of this package, not in the paper);
+``raw=True`` draws the pulls.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ __all__ = ["TWO_HOT", "PEInstance", "cope_instance", "toy_instance", "RANK_GROUP
 
 TWO_HOT = np.array([[1 if j in c else 0 for j in range(4)] for c in combinations(range(4), 2)], dtype=float)
 
-# task groups of the three similarity cases, V = 5 (spec §4.1)
+# task groups of the three similarity cases, V = 5 (App. A: agents {1, 2} | {3, 4, 5} in the rank-2 case)
 RANK_GROUPS = {1: [0, 0, 0, 0, 0], 2: [0, 0, 1, 1, 1], 5: [0, 1, 2, 3, 4]}
 
 
@@ -91,7 +93,8 @@ class PEInstance:
 def balanced_groups(g: int, V: int) -> list[int]:
     """Task group of each agent for ``g`` groups: the paper's rank-2 case for g = 2
     (agents 1–2 | 3–5 when V = 5), otherwise sizes as equal as possible, larger groups first
-    (CoPE-KB spec §5.4 C1: {5}, {2,3}, {2,2,1}, {2,1,1,1}, {1,1,1,1,1})."""
+    (a choice of this package for its check C1 of Corollary 1(c): {5}, {2,3}, {2,2,1}, {2,1,1,1},
+    {1,1,1,1,1})."""
     if not 1 <= g <= V:
         raise ValueError(f"rank (number of task groups) must be in 1..V={V}, got {g}")
     if g == 2:
@@ -118,7 +121,8 @@ def cope_instance(rank: int, delta_min: float, V: int = 5) -> PEInstance:
 
 
 def toy_instance() -> PEInstance:
-    """Figure 1's illustration (a consistent reconstruction; spec §4.4): two agents, items
+    """Figure 1's illustration (a consistent reconstruction by this package: the paper, §3 and Figure 1, gives the rewards
+    3+√2, 4+2√2, 5+3√2 and z_1 = z_2 = 1, but φ, θ* and k only inside the figure): two agents, items
     {1, 2, 3}; agent 1 holds items 1, 2 and agent 2 items 2, 3; z_1 = z_2; polynomial kernel
     ``k_X(x,x') = (1 + x x')²`` with ``F(x) = 2 + (1 + √2) x`` = 3+√2, 4+2√2, 5+3√2."""
     from ..kernels import Kernel

@@ -9,7 +9,7 @@ the share of the budget each method spends; CoKernelFB, CoKernelFB-IndAlloc (rea
 IndPeaceFB (per-round data as Algorithm 2, and pooled over rounds as Peace's code), IndUniformFB.
 
 The paper names each ablation in one sentence ("agents use locally optimal sample allocations"):
-reading A (the spec's default) executes the average of the agents' local designs with CoKernelFC's
+reading A (this package's default) executes the average of the agents' local designs with CoKernelFC's
 batch size, so at rank(K_Z) = 1 it *is* CoKernelFC (identical in every run; an implementation
 check, never evidence); reading B lets every agent size its own batch (FC) or run its own Peace
 schedule (FB) as if alone, sharing the data (:class:`~bandits.algorithms.cope_kb.CoKernelIndAlloc`,
@@ -22,7 +22,7 @@ closer" to IndPeaceFB with the rank-V level tested, Theorem 1's δ, Theorem 2's 
 ordering: the ratio is g/V because ρ* scales with rank(K_Z) under one sample-size formula; C1,
 C2, C3, C4, C6). Thresholds are written in each check and were fixed before the full re-run.
 
-Choices where the paper is silent (spec §2.5, §4): the Δ grid {0.1, …, 0.8}; the T grid
+Choices where the paper (§6, App. A) is silent, made by this package: the Δ grid {0.1, …, 0.8}; the T grid
 {7k, 15k, 30k, 60k, 100k, 200k, 300k}; Δ_min = 0.02 for Figure 3; N(0, 1) noise; ξ = 1e-6;
 ε = 0.1; one sample-size constant for every RAGE-family method (``constants``: "practical"
 = the RAGE code's 2(1+ε), the figures' default, or "theory" = the paper's 32(1+ε)²); an error
@@ -587,7 +587,7 @@ def theorem1_xi_condition(rank: int, delta_min: float, xi: float, V: int = 5, ep
 
 
 def theory_claims(c1, c2, p, tp, c6=None, level: float = 0.95) -> list[Claim]:
-    """C1, C2 and C6 (spec §5), on their own runs (:func:`run_c1`, :func:`run_c2`, :func:`run_c6`;
+    """This package's checks C1 (Corollary 1(c)), C2 (Theorem 1, speedup in V) and C6 (Remark 1), on their own runs (:func:`run_c1`, :func:`run_c2`, :func:`run_c6`;
     the cope_theory notebook). Kinds (issue 27): all hold by construction on these instances
     (implementation checks): C1 and C2 are the algebra of one sample-size formula with ρ* ∝
     rank(K_Z); C6's remark states a sufficient condition."""
@@ -667,7 +667,8 @@ def theory_claims(c1, c2, p, tp, c6=None, level: float = 0.95) -> list[Claim]:
 
 
 def run_claims(fc, fb, p, level: float = 0.95) -> list[Claim]:
-    """C3, C4, C5 and C8 (spec §5) on the Figure-2 and Figure-3 runs. Kinds (issue 27): C3 and C4
+    """This package's checks C3 (Theorem 1, gap dependence), C4 (§4.2, communication), C5 (Theorem 1, δ-correctness)
+    and C8 (Theorem 2) on the Figure-2 and Figure-3 runs. Kinds (issue 27): C3 and C4
     are implementation checks (the 2^{−r} threshold; ledger bookkeeping); C5 (Theorem 1's 1 − δ) and
     C8 (Theorem 2's full speedup in the error exponent) can fail (paper claims)."""
     from scipy.stats import binomtest

@@ -1,6 +1,7 @@
 r"""CoPE-KB theorem checks left out of the first pass (issue 13): C7 (the three bounds of
 Corollary 1), C9 (a nonlinear RKHS instance) and Peace's Gaussian-width complexity beside the ω
-proxy (spec §3.4).
+proxy (Peace is the baseline IndPeaceFB of App. A, after Katz-Samuels et al., 2020; the CoPE-KB
+paper does not restate its complexity).
 
 Every check and its threshold is fixed here, before any run; the notebook ``cope_kb`` calls
 :func:`c7_table`, :func:`peace_width_table`, :func:`run_c9` and :func:`theory_claims_13`.
@@ -35,7 +36,7 @@ catch an implementation error (wrong gap normalisation, a Υ off by a factor), n
 Ranks are numerical (``numpy.linalg.matrix_rank``, default tolerance); (b) and (c) are evaluated
 at the returned λ* (Newton D-design, duality gap < 1e-8), not the exact maximiser.
 
-**Peace's Gaussian width (spec §3.4).** :math:`\gamma(\mathcal Z)=\inf_\lambda(\mathbb E\sup_{z\in
+**Peace's Gaussian width (Katz-Samuels et al., 2020; IndPeaceFB, App. A).** :math:`\gamma(\mathcal Z)=\inf_\lambda(\mathbb E\sup_{z\in
 \mathcal Z}z^\top A(\xi,\lambda)^{-1/2}\eta)^2` over the agent's own arms, designed as the official
 code does (:func:`bandits.design.gaussian_width_design`: Adam, 500 steps, 1000 draws) from the ω
 design, and re-estimated on 20000 fresh draws; the sup is taken after centring Z at its mean (same
@@ -43,14 +44,15 @@ expectation, smaller variance; the official uncentred objective lets Adam exploi
 see :func:`bandits.design.gaussian_width`); γ̂ is the smaller width of the Adam design and its
 start (both are upper estimates of the infimum).  Reported beside ω(ξ, ·) for the sorted prefixes
 (best first) of one agent's arms, with the two numbers of rounds, ⌈max(log2 γ, 2)⌉ (official) and
-⌈log2 ω⌉ (the ω variant, this companion's default, spec §3.4 and §7.16).  Check, fixed in advance:
+⌈log2 ω⌉ (the ω variant, this companion's default: a choice of this package, mirroring Line 2 of
+CoKernelFB's Algorithm 2, App. C.4, so that IndPeaceFB differs from CoKernelFB by collaboration only).  Check, fixed in advance:
 :math:`\omega/(2\pi)\le\gamma\le 2\log|\mathcal Z|\cdot\omega` for every prefix (for any λ,
 :math:`\mathbb E\sup_z X_z\ge\frac12\mathbb E|X_a-X_b|=\|a-b\|_{A^{-1}}/\sqrt{2\pi}`; at the ω
 design, the Gaussian maximal inequality gives the upper end; for two arms γ = ω/(2π) exactly).
 **Weak by construction**: a mathematical sandwich, it checks the Monte-Carlo implementation, not a
 claim of either paper.
 
-**C9 (nonlinear RKHS; spec §5.4 C9).** See :func:`nonlinear_instance` and :func:`run_c9_cell`.
+**C9 (nonlinear RKHS; a check of this package, not in the paper, which has no nonlinear experiment).** See :func:`nonlinear_instance` and :func:`run_c9_cell`.
 """
 from __future__ import annotations
 
@@ -273,8 +275,8 @@ def peace_claims(pw) -> list[Claim]:
     full = pw.iloc[-1]
     t = two.iloc[0] if len(two) else None
     return [Claim(
-        "peace-gaussian-width", "Peace's complexity γ(Z) = inf_λ (E sup_{z∈Z} zᵀA(λ)^{-1/2}η)² (spec §3.4, the official "
-        "code's form), reported beside the ω proxy",
+        "peace-gaussian-width", "Peace's complexity γ(Z) = inf_λ (E sup_{z∈Z} zᵀA(λ)^{-1/2}η)² (the form the official Peace code computes, "
+        "gamma_tb_torch in jkatzsam/linear_bandits_empirical_process), reported beside the ω proxy",
         "best-first prefixes Z of one agent's arms (rank 1, Δ_min = 0.02), γ's 95 % Monte-Carlo interval (20000 fresh "
         "draws): contains the closed form ‖a−b‖²/(2π) for |Z| = 2, lies in [ω/(2π), 2 log|Z|·ω] for |Z| ≥ 3; weak by "
         "construction (checks the implementation, not a claim of the paper)",
@@ -290,17 +292,17 @@ def peace_claims(pw) -> list[Claim]:
 # ----------------------------------------------------------------------------------------- C9
 def nonlinear_instance(ell_z: float, instance_seed: int, V: int = 5, n: int = 6, ell_x: float = 0.3,
                        delta_min: float = 0.05, n_centres: int = 10, max_tries: int = 10000):
-    r"""A nonlinear RKHS instance (spec §5.4 C9): the product kernel
+    r"""A nonlinear RKHS instance (this package's check C9; not in the paper): the product kernel
     :math:`k((z,x),(z',x')) = k_Z(z,z')k_X(x,x')` with RBF :math:`k_Z` (lengthscale ``ell_z``) and
-    RBF :math:`k_X` (lengthscale ``ell_x`` = 0.3, the spec's choice), and
+    RBF :math:`k_X` (lengthscale ``ell_x`` = 0.3, a choice of this package), and
     :math:`F = \sum_{m=1}^{10}\alpha_m k(\cdot, c_m)`, a member of the RKHS.
 
-    Choices where the spec is loose [documented here]: the n = 6 arms are uniform in [0, 1]² and
+    Choices of this package (the paper has no such instance): the n = 6 arms are uniform in [0, 1]² and
     shared by all agents; the task features are evenly spaced, :math:`z_v = v/(V-1)`; the centres
     :math:`c_m` are uniform in [0, 1] × [0, 1]², :math:`\alpha_m\sim N(0,1)`; F is rescaled to
     :math:`\max|F| = 1`, the draw is repeated (same seed stream) until every agent's best arm is
     unique with gap ≥ ``delta_min``, and F is then scaled down so that Δ_min = ``delta_min`` exactly
-    (the spec's "rescaled so Δ_min ≥ 0.05 ... resample otherwise"; exact equality gives every ℓ_z the
+    (the check asks for Δ_min ≥ 0.05, resampling otherwise; exact equality gives every ℓ_z the
     same gap scale, so the speedup ratios compare like with like).  rank(K_Z) is reported as the
     number of eigenvalues of K_Z above 1e-3 × the largest (the numerical rank at machine precision is
     V for every ℓ_z used here).
@@ -409,7 +411,7 @@ def c9_claims(c9, tp: dict, level: float = 0.95, method: str | None = None) -> l
     resampling over instances (the same instance seed across ℓ_z: paired; the claims module's default
     interval unless ``method`` is given); PASS if the
     interval lies above 0, FAIL if below, INCONCLUSIVE otherwise.  The ratios at the largest ℓ_z
-    are reported against 1/V (not tested: the spec says "toward", not "equal")."""
+    are reported against 1/V (not tested: the check's statement says "toward", not "equal")."""
     from ..claims import compare_statistic
 
     ells = sorted(float(e) for e in c9.ell_z.unique())
@@ -430,7 +432,7 @@ def c9_claims(c9, tp: dict, level: float = 0.95, method: str | None = None) -> l
     V = tp["c9_V"]
     return [Claim.from_result(
         "C9-nonlinear-speedup", "the more tasks are similar, the fewer samples agents need (Remark 2), on a nonlinear "
-        "RKHS instance (product RBF kernel; spec C9: S_CoKernelFC/S_IndRAGE decreases toward 1/V as ℓ_z grows)",
+        "RKHS instance (product RBF kernel; this package's check C9: S_CoKernelFC/S_IndRAGE decreases toward 1/V as ℓ_z grows)",
         f"geometric-mean ratio S(CoKernelFC)/S(IndRAGE) strictly decreases over ℓ_z ∈ {{{', '.join(f'{e:g}' for e in ells)}}}: smallest drop of the mean "
         f"log-ratio > 0 ({len(lr)} random instances, {tp['c9_runs']} runs each, instances resampled, "
         f"{level:.0%} interval)", res,
@@ -438,5 +440,5 @@ def c9_claims(c9, tp: dict, level: float = 0.95, method: str | None = None) -> l
                         for e in ells) + f" vs 1/V = {fmt(1 / V)}; error rates "
         + ", ".join(f"{k} {fmt(v)}" for k, v in err.items()),
         kind="paper", quote="paraphrase", source="Remark 2; §4.3 (results hold for finite and infinite RKHS)",
-        cause="setting", cause_note="the nonlinear instance (product RBF kernel, arms in [0,1]², Δ_min = 0.05) is the "
-        "spec's; the paper has no nonlinear experiment")]
+        cause="setting", cause_note="the nonlinear instance (product RBF kernel, arms in [0,1]², Δ_min = 0.05) is a "
+        "choice of this package; the paper has no nonlinear experiment")]

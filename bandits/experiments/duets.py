@@ -5,7 +5,9 @@ Hartmann-4, N = 10 agents, T = 50, SE kernel (ℓ = 0.2 Branin, 1 otherwise), no
 D = 10 (DisKernelUCB) and 20 (ApproxDisKernelUCB), T_1 = 2 and p_0 = 10 (DUETS), β from the
 grid {0.2, 0.5, 1, 2, 5} for every algorithm, 5 Monte Carlo runs (paper §5).
 
-Choices where the paper is silent (DUETS spec §7-A): λ = 0.2; 2000 random candidates per
+Choices where the paper (§5) is silent, made by this package (λ = 0.2 and the 2000 random candidates
+follow the authors' code, sudeepsalgia/distributed_kernel_bandits, ``kernelbanditclass.py`` and the
+run scripts): λ = 0.2; 2000 random candidates per
 function (unit sphere for h1/h2, cube otherwise) drawn once from ``env_seed`` with θ*; regret
 against the discrete maximum; β selected per (function, algorithm) by the smallest mean R(T)
 (the figure: over all runs, the paper's grid search; the claims: over the last ``tune_runs``
@@ -42,7 +44,7 @@ _FULL = dict(N=10, T=50, M=2000, n_runs=5, tune_runs=2, betas=[0.2, 0.5, 1.0, 2.
              functions=list(FIG1_FUNCTIONS), methods=list(BASE_METHODS) + list(VARIANTS),
              noise_std=0.2, lam=0.2, env_seed=0, T1=2, p0=10.0, code_p0=4.0,
              D_dis=10.0, D_approx=20.0, qbar=4.0)
-# quick: the paper's N, T and T_1; fewer candidates (spec §9); 5 runs as in full mode, so that 3 remain
+# quick: the paper's N, T and T_1; fewer candidates (a choice of this package, for speed); 5 runs as in full mode, so that 3 remain
 # for the claims once 2 have tuned β (issue 23)
 _QUICK = dict(_FULL, M=500, n_runs=5)
 

@@ -1,4 +1,5 @@
-"""Empirical checks of DUETS' theorems (DUETS spec §5.2, checks E1–E7).
+"""Empirical checks of DUETS' theorems (Theorem 4.1, Lemmas 4.2–4.5, App. A Lemmas A.2–A.3; this
+package's checks E1–E7, designed for this package: the paper has no such experiments).
 
 Theory-friendly environment ``rkhs2d``: f(x) = Σ_{i≤20} a_i k(x, c_i), ‖f‖_ℋ = B = 5, SE kernel
 ℓ = 0.5, M = 1000 uniform candidates in [0,1]², noise R = 0.1, λ = 0.2. DUETS runs with the
@@ -20,7 +21,7 @@ paper's inducing rule ``p_j = min(1, p_0 σ²_{j,max})``, p_0 = 10, and
   (DUETS on runs 0…n−1, the centralised learner on runs n…2n−1, so the two samples share no
   stream and are independent); the two regret distributions compared by the two-sample
   Kolmogorov–Smirnov test (:func:`scipy.stats.ks_2samp`, two-sided, exact where scipy uses it).
-  PASS when p > 0.05 (the spec's threshold), FAIL otherwise; the difference of mean regrets
+  PASS when p > 0.05 (a threshold of this package, fixed before the runs), FAIL otherwise; the difference of mean regrets
   is reported with its 95 % unpaired bootstrap interval. **Weak by construction**: the union of
   N independent uniform samples *is* a uniform sample of size N·T_j, so the two procedures have
   identical distributions in exact arithmetic whatever the bandit does; the check can only find
@@ -206,7 +207,7 @@ def e8_claim(e8, level: float = 0.95, alpha: float = 0.05) -> Claim:
 
 
 def epoch_count_table():
-    """E6: epochs of the floor recursion vs ``log log max(N, T) + 4`` on the spec's grid."""
+    """E6: epochs of the floor recursion vs ``log log max(N, T) + 4`` (Lemma 4.4) on this package's grid."""
     import pandas as pd
 
     rows = []
