@@ -3,13 +3,14 @@ r"""CoPE-KB: collaborative pure exploration in kernel bandits (Du, Chen, Kuroki 
 Four policies (:class:`~bandits.sim.PEPolicy`, driven by :func:`~bandits.sim.run_pure_exploration`):
 
 * :class:`CoKernelFC` -- Algorithm 1 (fixed confidence), multi-agent RAGE on the nV task–arm pairs;
-* :class:`CoKernelIndAlloc` -- its ablation with locally optimal allocations (spec §2.3);
+* :class:`CoKernelIndAlloc` -- its ablation with locally optimal allocations (§6, one sentence;
+  readings (A) and (B) below are this package's);
 * :class:`CoKernelFB` -- Algorithm 2 (fixed budget, App. C.4), multi-agent Peace-FB;
-* :class:`CoKernelFBIndAlloc` -- its ablation (reading (A) of spec §2.3 applied to Line 4, or
-  reading (B): each agent's own Peace-FB schedule on its arms, data shared).
+* :class:`CoKernelFBIndAlloc` -- its ablation (App. A, one sentence; this package's reading (A)
+  applied to Line 4, or reading (B): each agent's own Peace-FB schedule on its arms, data shared).
 
-Setting and notation (paper §3, spec §1)
-----------------------------------------
+Setting and notation (paper §3)
+-------------------------------
 V agents, n arms each; the global set X̃ holds the nV task–arm pairs x̃ = (z_v, x_{v,i}) in
 agent-major order (pair ``i = v·n + j``, 0-based).  F(x̃) = φ(x̃)ᵀθ*, k(x̃, x̃') = φ(x̃)ᵀφ(x̃')
 is the product kernel k_Z·k_X.  A policy only sees the public part of the instance (the Gram
@@ -18,12 +19,13 @@ With a design λ ∈ △(X̃),
 
     A(ξ, λ) = ξ I + Σ_{x̃} λ_{x̃} φ(x̃)φ(x̃)ᵀ.
 
-Shared building blocks (spec §2.1)
-----------------------------------
+Shared building blocks (§4.1–4.2, App. C.2)
+-------------------------------------------
 * **Design (Line 4 of both algorithms).**  λ*_r, ρ*_r = argmin / min over λ ∈ △(X̃) of
   max_{x̃_i, x̃_j ∈ B_v^(r), v ∈ [V]} ‖φ(x̃_i) − φ(x̃_j)‖²_{A(ξ,λ)⁻¹}: one *global* design on all nV
   pairs, targets = the within-agent pairs of active arms (:func:`bandits.design.xy_optimal_design`
-  on the empirical kernel map Ψ, ΨΨᵀ = K; exact for every target in the span, spec §2.1(b)).
+  on the empirical kernel map Ψ, ΨΨᵀ = K; exact for every target in the span: a choice of this
+  package, equivalent to App. C.2's kernelised solver since A(ξ, λ) acts as ξI off the span).
   The solution is then **symmetrised**: the mass of each distinct feature vector is split equally
   among its identical copies (several agents holding the same pair feature, e.g. every agent in
   rank(K_Z)=1).  A(ξ, λ) is unchanged and the per-agent loads are balanced.
@@ -48,11 +50,14 @@ Shared building blocks (spec §2.1)
   channel; the fan-out to the V − 1 peers is not multiplied (the paper: "each agent broadcasts
   one message", of length O(n)).  So the ledger holds exactly 2nV scalars per round and
   ``PETrace.comm_scalars`` = 2nV · #rounds.  ``info()`` also reports the point-to-point
-  equivalent 2n·V·(V − 1) per round and the raw-sample-sharing cost Σ_r 2N^(r) (spec check C4).
+  equivalent 2n·V·(V − 1) per round and the raw-sample-sharing cost Σ_r 2N^(r) (this package's check C4; §4.2 compares O(nV) with
+  the O(N^(r)) of sharing raw outcomes).
 
-Options beyond the paper (all documented where used): ``constants`` ("practical": c_N = 2(1+ε),
-the RAGE code; "theory": c_N = 32(1+ε)², the paper; spec §2.6), the design solver options,
-the FB flags ``R_mode`` and ``reuse_past_rounds`` (spec §2.4).
+Options beyond the paper (all documented where used; choices of this package): ``constants``
+("practical": c_N = 2(1+ε), the RAGE code, fiezt/Transductive-Linear-Bandit-Code ``RAGE.py``;
+"theory": c_N = 32(1+ε)², Algorithm 1 Line 5), the design solver options, the FB flags ``R_mode``
+(which pairs enter ω(ξ, X̃) in Line 2 of Algorithm 2) and ``reuse_past_rounds`` (pool all rounds'
+data in the estimator; Algorithm 2 uses the round's own).
 """
 from __future__ import annotations
 
@@ -315,7 +320,7 @@ class _CoKernelBase(PEPolicy):
     # -- PEPolicy ------------------------------------------------------------------------------
     def recommend(self) -> np.ndarray:
         """x_{v,*} estimate: the single element of B_v; if several remain (round cap / budget
-        exhausted), argmax of the last F̂ over B_v (spec §2.4, inferred)."""
+        exhausted), argmax of the last F̂ over B_v (not in the paper: a choice of this package)."""
         out = np.empty(self.V, dtype=np.int64)
         for v, b in enumerate(self.B):
             if len(b) == 1 or self.F_hat is None:
@@ -351,7 +356,7 @@ class _CoKernelBase(PEPolicy):
 
 # ----------------------------------------------------------------------------- Algorithm 1
 def _averaged_local_allocation(self) -> tuple[np.ndarray, float]:
-    """IndAlloc (spec §2.3 reading A): the average of the active agents' local designs, and the
+    """IndAlloc (this package's reading A of §6's one sentence): the average of the active agents' local designs, and the
     max within-agent norm ρ at that allocation (≥ ρ*_r)."""
     active = [v for v, b in enumerate(self.B) if len(b) > 1]
     lam = np.zeros(self.P)
@@ -362,7 +367,7 @@ def _averaged_local_allocation(self) -> tuple[np.ndarray, float]:
 
 
 class CoKernelFC(_CoKernelBase):
-    r"""CoKernelFC (Algorithm 1, fixed confidence; spec §2.2).
+    r"""CoKernelFC (Algorithm 1, fixed confidence; §4.1).
 
     Per agent v ∈ [V] (all agents compute Lines 4–6 and 12–14 identically, so this class runs
     them once centrally)::
@@ -475,7 +480,7 @@ class CoKernelFC(_CoKernelBase):
 
 class CoKernelIndAlloc(CoKernelFC):
     r"""CoKernel-IndAlloc: CoKernelFC with locally optimal allocations (paper §6, one sentence;
-    spec §2.3).  Only Line 4/5 change; sharing, estimator and elimination are CoKernelFC's.
+    the readings (A) and (B) are this package's).  Only Line 4/5 change; sharing, estimator and elimination are CoKernelFC's.
 
     Reading (A) (``reading="A"``, default)::
 
@@ -531,7 +536,7 @@ class CoKernelIndAlloc(CoKernelFC):
 
 # ----------------------------------------------------------------------------- Algorithm 2
 class CoKernelFB(_CoKernelBase):
-    r"""CoKernelFB (Algorithm 2, fixed budget; paper App. C.4, spec §2.4).
+    r"""CoKernelFB (Algorithm 2, fixed budget; paper App. C.4).
 
     Per agent v ∈ [V] (Lines 4–5 and 9–13 are identical for every agent and run once here)::
 
@@ -666,12 +671,14 @@ class CoKernelFBIndAlloc(CoKernelFB):
     sentence: "agents use locally optimal sample allocations, instead of a globally optimal sample
     allocation").
 
-    Reading (A) (``reading="A"``, default; spec §2.3): Line 4 uses the average of the agents'
+    Reading (A) (``reading="A"``, default; this package's reading, as for
+    :class:`CoKernelIndAlloc`): Line 4 uses the average of the agents'
     locally optimal designs; R = ⌈log2 ω(ξ, X̃)⌉ and N = ⌊TV/R⌋ are CoKernelFB's.  ``rho`` in the
     log is the global max-norm at the averaged design.
 
     Reading (B) (``reading="B"``; the FB analogue of :class:`CoKernelIndAlloc`'s reading B, our
-    choice: the paper and the spec define reading B only for the fixed-confidence ablation):
+    choice: the paper defines neither reading; this package's reading B was first made for the
+    fixed-confidence ablation):
     every agent runs its own fixed-budget schedule as if it ran Peace-FB alone on its n arms, and
     the data are shared for estimation::
 

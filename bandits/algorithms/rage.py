@@ -2,7 +2,7 @@ r"""Single-agent pure-exploration baselines of CoPE-KB and their independent mul
 
 CoPE-KB (Du, Chen, Kuroki, Huang, ICLR 2023) compares its collaborative algorithms with V
 independent copies of single-agent algorithms, copy v running alone on agent v's n arms and never
-communicating (spec ``cope-kb.md`` §3):
+communicating (CoPE-KB §6 and App. A):
 
 ==================  =====================================================  ===================
 wrapper             single-agent core                                      objective
@@ -10,7 +10,7 @@ wrapper             single-agent core                                      objec
 :class:`IndRAGE`    :class:`RAGECore` (Fiez, Jain, Jamieson, Ratliff 2019)  fixed confidence
 :class:`IndALBA`    :class:`ALBACore` (Tao, Blanco, Zhou 2018)              fixed confidence
 :class:`IndPolyALBA` :class:`ALBACore` with ``design="spanner"``            fixed confidence
-                    (Du, Kuroki, Chen 2021; *reconstruction*, spec §3.6)
+                    (Du, Kuroki, Chen 2021; *reconstruction*)
 :class:`IndPeaceFB` :class:`PeaceFBCore` (Katz-Samuels et al. 2020, ω form) fixed budget
 :class:`IndUniformFB` :class:`UniformFBCore` (uniform allocation)           fixed budget
 ==================  =====================================================  ===================
@@ -21,7 +21,8 @@ A core works on one agent's arm features, the rows of a (K, p) matrix.  The wrap
 from the kernel only, through the *empirical kernel map* of the agent's own block of the Gram
 matrix, :math:`K_{vv} = [k(\tilde x_{v,i}, \tilde x_{v,j})]_{i,j\in[n]} = U\,\mathrm{diag}(s)\,U^\top`,
 :math:`\Psi_v = U\,\mathrm{diag}(\sqrt s)` (eigenvalues below ``1e-10·max s`` dropped;
-:func:`bandits.design.feature_map_from_gram`, spec §2.1(b)).  Rows of :math:`\Psi_v` reproduce every
+:func:`bandits.design.feature_map_from_gram`; a choice of this package, equivalent to CoPE-KB's
+kernelised computations of App. C.2).  Rows of :math:`\Psi_v` reproduce every
 inner product among the agent's :math:`\phi(\tilde x_{v,i})`, so every norm, design value and
 ridge estimate below equals its feature-space value.  On the paper's instance :math:`\Psi_v` is a
 rotation of the two-hot vectors (p = 4).
@@ -29,8 +30,8 @@ rotation of the two-hot vectors (p = 4).
 Estimator
 ---------
 Every core except ALBA uses ridge regression from the per-arm counts :math:`n_i` and means
-:math:`\bar y_i` of the data it was given, with a *per-sample* regulariser ξ (CoPE-KB §4.2 /
-spec §2.1(a); default ξ = 1e-6, spec §2.5 [not stated in the paper])::
+:math:`\bar y_i` of the data it was given, with a *per-sample* regulariser ξ (CoPE-KB §4.2 and
+App. C.2; default ξ = 1e-6, a choice of this package: the paper does not state ξ)::
 
     θ̂ = (N ξ I + Σ_i n_i ψ_i ψ_iᵀ)⁻¹ Σ_i n_i ȳ_i ψ_i ,   N = Σ_i n_i ,   F̂_i = ψ_iᵀ θ̂.
 
@@ -47,14 +48,14 @@ rounded to integer pulls with Pukelsheim's efficient rounding
 
 Confidence per copy
 -------------------
-Each FC copy runs at confidence δ/V (union bound over the V copies, spec §3 / §7.19 [inferred]),
+Each FC copy runs at confidence δ/V (union bound over the V copies; a choice of this package, the paper does not say),
 so IndRAGE's log factor log(2n²/δ_r) with δ_r = (δ/V)/(2r²) equals CoKernelFC's
 log(2n²V/δ_r) with δ_r = δ/(2r²) up to the factor V inside the log — identical at V copies.
 
 Gaussian shortcut
 -----------------
 The cores only consume per-arm counts and means, so the simulator may draw
-:math:`\bar y_i\sim\mathcal N(F_i, 1/n_i)` directly (spec §2.1(e)); ALBA's i.i.d. design draws
+:math:`\bar y_i\sim\mathcal N(F_i, 1/n_i)` directly (a shortcut of this package, exact for Gaussian noise); ALBA's i.i.d. design draws
 are a multinomial count vector (drawn with the core's own Generator) followed by the same per-arm
 means, which makes even its ~10⁵–10⁶-sample runs cost O(#batches).
 
@@ -109,7 +110,7 @@ def xy_value(features: np.ndarray, active, xi: float, method: str = "newton",
     Returns ``(weights, value)`` with ``value`` :math:`= \min_\lambda\max_{a,b\in\text{active}}
     \|\psi_a-\psi_b\|^2_{A(\xi,\lambda)^{-1}}` (RAGE's ρ(Y(Ẑ)), Peace's / CoPE-KB's
     ω(ξ, active) with the design restricted to the agent's own arms).  For fewer than two active
-    arms the value is 0 (spec: "ω of one arm := 0") and the weights are uniform.
+    arms the value is 0 (a convention of this package: ω of one arm := 0) and the weights are uniform.
     """
     act = tuple(sorted(int(a) for a in np.asarray(active).ravel()))
     K = features.shape[0]
@@ -162,7 +163,9 @@ def agent_features(instance, rtol: float = 1e-10) -> list[np.ndarray]:
 
 
 def oracle_theta_norms(instance) -> list[float]:
-    r"""Oracle norm bounds :math:`L_v = \|\theta^*_v\|` for :class:`IndALBA` (spec §3.5, §7.23).
+    r"""Oracle norm bounds :math:`L_v = \|\theta^*_v\|` for :class:`IndALBA` (as the RAGE authors' ALBA re-implementation,
+    ``ALBA_YELIM.py`` in fiezt/Transductive-Linear-Bandit-Code, uses; the CoPE-KB paper gives no
+    ALBA constants).
 
     *Oracle knowledge*: reads the hidden rewards ``instance.F``; call it in the experiment and
     pass the result to the policy as ``theta_norms`` (the policy itself never reads ``F``).
@@ -225,26 +228,28 @@ class _Core:
 
 
 class RAGECore(_Core):
-    r"""RAGE (Fiez et al., NeurIPS 2019) with X = Z = the agent's arms; spec §3.1.
+    r"""RAGE (Fiez et al., NeurIPS 2019) with X = Z = the agent's arms (CoPE-KB's IndRAGE, §6).
 
     Round r = 1, 2, … while :math:`|\hat Z_r| > 1`:
 
     * :math:`\delta_r = \delta/(2r^2)` (``delta`` is the copy's confidence, δ/V inside
-      :class:`IndRAGE`; the 2r² matches CoKernelFC's δ_r, spec §2.5 [inferred]);
+      :class:`IndRAGE`; the 2r² matches CoKernelFC's δ_r, which the paper leaves undefined; δ/(2r²) is this package's
+      reading of the log(2n²V/δ_r) in App. D.1);
     * :math:`(\lambda_r,\rho_r) = \arg\min/\min_{\lambda\in\Delta_K}\max_{z,z'\in\hat Z_r}
       \|z-z'\|^2_{A(\xi,\lambda)^{-1}}` (design over the agent's own arms);
     * :math:`N_r = \max\{\lceil c_N 4^r\rho_r\log(2K^2/\delta_r)\rceil,\ \tau\}` with
       :math:`c_N = 2(1+\varepsilon)` (``constants="practical"``, the RAGE code's
       :math:`8(2^{r-1})^2(1+\varepsilon)`) or :math:`32(1+\varepsilon)^2` (``"theory"``, the CoPE-KB
-      paper's Alg. 1); ratio 16(1+ε) = 17.6 at ε = 0.1 (spec §2.6).
+      paper's Alg. 1); ratio 16(1+ε) = 17.6 at ε = 0.1.
       :math:`\tau = \lceil d(\xi,\lambda_r)/\varepsilon^2\rceil`, d = number of eigenvalues of
-      :math:`\sum_i\lambda_i\psi_i\psi_i^\top` above ξ (CoPE-KB's τ, constant 1 [not stated]);
+      :math:`\sum_i\lambda_i\psi_i\psi_i^\top` above ξ (CoPE-KB's τ = O(d/ε²), §4.1; the constant 1 is a choice of this package);
     * pull the efficient rounding of :math:`\lambda_r` to :math:`N_r`; :math:`\hat\theta_r` = ridge on
       *this round's* samples only (regulariser :math:`N_r\xi`);
     * :math:`\hat Z_{r+1} = \hat Z_r\setminus\{z : \max_{z'\in\hat Z_r}(z'-z)^\top\hat\theta_r \ge
-      2^{-r}\}` (the fixed threshold, RAGE code ``var=False``; spec §2.6).
+      2^{-r}\}` (the fixed threshold, RAGE code ``var=False``; a choice of this package: the RAGE code's
+      default ``var=True`` eliminates on a variance-based width instead).
 
-    Termination safety: after ``max_rounds`` (40, spec §2.2) the core stops and recommends the
+    Termination safety: after ``max_rounds`` (40, a choice of this package) the core stops and recommends the
     arm with the largest last estimate among the survivors (``info()["capped"]``).
     """
 
@@ -306,25 +311,25 @@ class RAGECore(_Core):
 
 
 class PeaceFBCore(_Core):
-    r"""Fixed-budget Peace (Katz-Samuels et al., NeurIPS 2020), the ω variant of spec §3.4.
+    r"""Fixed-budget Peace (Katz-Samuels et al., NeurIPS 2020), the ω variant (a choice of this package).
 
     The complexity is the XY "principal dimension" over the agent's own arms,
     :math:`\omega(S) = \min_{\lambda\in\Delta_K}\max_{a,b\in S}\|\psi_a-\psi_b\|^2_{A(\xi,\lambda)^{-1}}`
-    (ω of one arm := 0), mirroring CoKernelFB (spec §2.4) and the public ``fw_XY`` Peace
-    re-implementation (spec §8).  With budget T:
+    (ω of one arm := 0), mirroring CoKernelFB (Algorithm 2, App. C.4) and a third-party public Peace
+    re-implementation (a ``Peace`` class on ``fw_XY``) that uses the XY value in place of the width.  With budget T:
 
     * :math:`R = \lceil\log_2\omega(X_v)\rceil` (guard R ≥ 1), :math:`N = \lfloor T/R\rfloor`;
     * for k = 1..R while :math:`|Z_k| > 1`: pull the efficient rounding to N of the design of
       :math:`\omega(Z_k)`; :math:`\hat\theta_k` = ridge on round k's data (all rounds' data pooled
       when ``reuse_past_rounds=True``, as the official code does); sort :math:`Z_k` by
       :math:`\psi^\top\hat\theta_k` (descending, stable) and keep the longest prefix with
-      :math:`\omega(\text{prefix})\le(1+\text{tie\_tol})\,\omega(Z_k)/2` (tie_tol = 1e-3, spec §2.4:
-      ω(top 3) = ω(all)/2 exactly on the paper's instance);
+      :math:`\omega(\text{prefix})\le(1+\text{tie\_tol})\,\omega(Z_k)/2` (tie_tol = 1e-3, a choice of this
+      package: ω(top 3) = ω(all)/2 exactly on the paper's instance);
     * return the survivor, or the argmax of the last estimate over :math:`Z` if R is exhausted.
 
     Uses at most R·N ≤ T samples.  ω values are cached by the set of arms.
 
-    ``complexity="gaussian_width"`` (spec §3.4, §7.16; not the default) replaces ω by Peace's
+    ``complexity="gaussian_width"`` (Peace's own complexity; not the default) replaces ω by Peace's
     original complexity, the Gaussian width :math:`\gamma(Z)=\inf_\lambda(\mathbb E\sup_{z\in Z}
     z^\top A(\xi,\lambda)^{-1/2}\eta)^2` (:func:`bandits.design.gaussian_width_design`: Adam as in
     the official code, the centred estimator, warm-started at the ω design), everywhere: the
@@ -432,7 +437,8 @@ class PeaceFBCore(_Core):
 
 
 class UniformFBCore(_Core):
-    r"""Uniform allocation (spec §3.3; the Peace repo's ``uniform_fixed_budget``): round the uniform
+    r"""Uniform allocation (CoPE-KB App. A: "the uniform sampling strategy"; as the Peace repo's
+    ``uniform_fixed_budget``, jkatzsam/linear_bandits_empirical_process): round the uniform
     design over the K arms to exactly T pulls (efficient rounding: counts differ by at most one),
     fit the ridge estimate on them and return :math:`\arg\max_i\psi_i^\top\hat\theta`."""
 
@@ -491,10 +497,10 @@ def _greedy_basis(X: np.ndarray, idx: np.ndarray, rtol: float = 1e-9) -> np.ndar
 
 class ALBACore(_Core):
     r"""ALBA (Tao, Blanco, Zhou, ICML 2018) following the RAGE authors' public re-implementation
-    ``ALBA_YELIM.py`` (``fiezt/Transductive-Linear-Bandit-Code``), spec §3.5.
+    ``ALBA_YELIM.py`` (``fiezt/Transductive-Linear-Bandit-Code``); the CoPE-KB paper (§6) names ALBA only.
 
     With d = ``features.shape[1]`` (the rank of the agent's features; 4 on the paper's instance),
-    norm bound L = ``theta_norm`` (= ‖θ*_v‖, oracle knowledge as in the reference code; spec §7.23)
+    norm bound L = ``theta_norm`` (= ‖θ*_v‖, oracle knowledge as in the reference code)
     and confidence δ (δ/V inside :class:`IndALBA`)::
 
         active ← all arms; r ← 0
@@ -529,7 +535,7 @@ class ALBACore(_Core):
     moved 2/3 of the way to one vertex); (ii) the target is the dimension of span(active) (the
     optimum of the G-design by Kiefer–Wolfowitz) instead of min(d, |active|), which coincide unless
     the active arms are linearly dependent (then the reference FW runs to its cap toward the same
-    value).  ``design="spanner"`` (PolyALBA, reconstruction of spec §3.6): uniform weights on a
+    value).  ``design="spanner"`` (PolyALBA, a reconstruction by this package: no code of PolyALBA was found): uniform weights on a
     greedily chosen (index order) maximal linearly independent subset of the span arms, no FW.
 
     The multinomial draw uses the core's Generator; observations are per-arm means (Gaussian
@@ -742,7 +748,7 @@ class _IndPolicy(PEPolicy):
 
 
 class IndRAGE(_IndPolicy):
-    """V independent :class:`RAGECore` copies at confidence δ/V each (spec §3.1).
+    """V independent :class:`RAGECore` copies at confidence δ/V each (CoPE-KB §6; δ/V is this package's choice).
 
     Params: ``delta`` (0.005), ``xi`` (1e-6), ``eps`` (0.1), ``constants`` ("practical" |
     "theory"), ``max_rounds`` (40), ``design_method`` ("newton").
@@ -761,7 +767,7 @@ class IndRAGE(_IndPolicy):
 
 
 class IndPeaceFB(_IndPolicy):
-    """V independent :class:`PeaceFBCore` copies, budget T each (spec §3.4, ω variant).
+    """V independent :class:`PeaceFBCore` copies, budget T each (CoPE-KB App. A; ω variant).
 
     Params: ``budget`` (T per agent, required; alias ``T``), ``xi`` (1e-6), ``eps`` (0.1),
     ``reuse_past_rounds`` (False), ``tie_tol`` (1e-3), ``design_method`` ("newton"),
@@ -788,7 +794,7 @@ class IndPeaceFB(_IndPolicy):
 
 
 class IndUniformFB(_IndPolicy):
-    """V independent :class:`UniformFBCore` copies, exactly T pulls each (spec §3.3).
+    """V independent :class:`UniformFBCore` copies, exactly T pulls each (CoPE-KB App. A).
 
     Params: ``budget`` (T per agent, required; alias ``T``), ``xi`` (1e-6).
     """
@@ -822,7 +828,7 @@ def _norms(theta_norms, V: int) -> list[float]:
 
 
 class IndALBA(_IndPolicy):
-    """V independent :class:`ALBACore` copies at confidence δ/V each (spec §3.5).
+    """V independent :class:`ALBACore` copies at confidence δ/V each (CoPE-KB §6; δ/V is this package's choice).
 
     Params: ``theta_norms`` (required: list of per-agent ‖θ*_v‖, or one number for all; the
     experiment computes it, e.g. with :func:`oracle_theta_norms`), ``delta`` (0.005),
@@ -845,7 +851,7 @@ class IndALBA(_IndPolicy):
 
 class IndPolyALBA(IndALBA):
     """IndALBA with the PolyALBA design: uniform on a greedy spanner of the span arms
-    (reconstruction, spec §3.6; label curves "PolyALBA (reconstructed)")."""
+    (a reconstruction by this package; label curves "PolyALBA (reconstructed)")."""
 
     name = "IndPolyALBA"
     _design = "spanner"
