@@ -200,15 +200,10 @@ class RunContext:
 def _policy_params(cls, env, params: dict) -> dict:
     """The constructor parameters of ``cls`` on ``env``: a policy that needs more of the environment than
     its dimension says so with a classmethod ``env_params(env, params)`` (the paper's wiring lives with
-    its policy). Until every such policy has one, a class with ``needs_network`` gets the graph methods'
-    wiring: the network, and the true task kernel when ``params["kz"] == "oracle"``."""
+    its policy, e.g. the Coop-KernelUCB family's network and true task kernel)."""
     hook = getattr(cls, "env_params", None)
     if hook is not None:
         return dict(hook(env, dict(params)))
-    if getattr(cls, "needs_network", False):  # graph methods (Coop-KernelUCB family)
-        params = dict(params, network=env.network)
-        if params.get("kz") == "oracle":
-            params["kz_oracle"] = env.kz_true
     return params
 
 

@@ -388,6 +388,16 @@ class NetworkKernelUCB(Policy):
     name = "NetworkKernelUCB"
     default_accept, default_kz, default_width = "neighbourhood", "mmd", "eta"
 
+    @classmethod
+    def env_params(cls, env, params: dict) -> dict:
+        """The constructor parameters on ``env`` (:func:`bandits.runner.run_regret_cell`): ``params`` with
+        the environment's graph ``network=env.network`` and, when ``params["kz"] == "oracle"``, the true
+        task kernel ``kz_oracle=env.kz_true``."""
+        params = dict(params, network=env.network)
+        if params.get("kz") == "oracle":
+            params["kz_oracle"] = env.kz_true
+        return params
+
     def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, network=None, kz_oracle=None,
                  kernel=None, accept=None, kz=None, eta=1.0, lam=1.0, width=None, B=1.0, R=0.1,
                  delta=0.05, S=1.0, sigma_z=1.0, squared=False, embed_kernel="kx", n_features=128,
@@ -438,7 +448,7 @@ class NetworkKernelUCB(Policy):
         if network is None:
             if accept != "self":
                 raise ValueError(f"{self.name} needs a network (accept={accept!r}); "
-                                 "the runner passes env.network when needs_network is True")
+                                 "env_params passes env.network")
             dist, self.gamma = np.where(np.eye(V, dtype=bool), 0, -1), 1
         else:
             dist, self.gamma = np.asarray(network.dist, dtype=np.int64), check_gamma(network.gamma)
