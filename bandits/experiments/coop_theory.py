@@ -225,26 +225,22 @@ def c6_lemma3(p: dict, seed: int = 0):
     basis direction of ``R^{probe_D}`` each round, for ``probe_D`` rounds."""
     import pandas as pd
 
-    from ..algorithms.coop_kernel_ucb import CoopKernelUCB
-    from ..comm import CommLedger
-    from ..envs import make_env
-    from ..runner import run_seeds
-    from ..sim import run_regret
+    from ..envs.coop import coop_network
+    from ..runner import run_regret_cell
+
+    def chosen_contexts(ctx):  # the run's own chosen contexts x_{v,t} (T, V, d), for Lemma 3
+        return {"X": ctx.policy.Xhist}, {}
 
     rows, T = [], p["T"]
     for g in p["c6_gammas"]:
         spec = _env(p, graph="path", V=p["c6_V"], gamma=g)
         for rep in range(p["n_runs"]):
-            env = make_env(spec, rep)
-            env_ss, alg_ss = run_seeds(seed, rep)
-            rng_env, rng_noise = (np.random.default_rng(s) for s in env_ss.spawn(2))
-            V = env.network.V
-            pol = CoopKernelUCB(V, T, env.dim, alg_ss, CommLedger(V, T), network=env.network, kz="oracle",
-                                kz_oracle=env.kz_true, kernel={"name": "linear"}, eta=p["eta"], lam=p["lam"],
-                                R=p["noise_std"])
-            run_regret(pol, env, T, V, rng_env, rng_noise)
-            for c, members in enumerate(env.network.cliques):
-                lhs, rhs = lemma3_sides(pol.Xhist, env.network.dist, members, g, p["lam"])
+            network = coop_network(spec, rep)  # the run's graph (the environment's, env_seed = rep)
+            cfg = {"loop": "regret", "env": spec, "env_seed": rep, "algorithm": "Coop-KernelUCB", "N": network.V,
+                   "T": T, "params": _alg(p)}
+            X = run_regret_cell(cfg, seed, rep, collect=chosen_contexts)["arrays"]["X"]
+            for c, members in enumerate(network.cliques):
+                lhs, rhs = lemma3_sides(X, network.dist, members, g, p["lam"])
                 rows.append({"kind": "coop run", "gamma": g, "run": rep, "clique": c, "size": int(members.size),
                              "lhs": lhs, "rhs": rhs, "ratio": lhs / rhs})
     m, D = p["probe_m"], p["probe_D"]
