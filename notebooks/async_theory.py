@@ -19,15 +19,15 @@
 # %% [markdown]
 # # Async-KernelUCB: empirical checks of the theory
 #
-# Checks C1–C10 of the spec: Lemma 4.1 (dictionary size and ε-accuracy), Lemma A.6 (variance fidelity), Eq. 5
+# Checks C1–C10 of this package: Lemma 4.1 (dictionary size and ε-accuracy), Lemma A.6 (variance fidelity), Eq. 5
 # (the merge, in whole runs), Lemma C.1 (staleness), Lemma 4.4 (coverage), stragglers, and Lemma D.1 (number of communications vs the threshold D,
 # including D = 1/N²), Theorem 4.5 (the regret–communication trade-off against Approx-DisKernelUCB,
-# scaling with N, regret growth in T). Setting "S5" of the spec: f1 in d = 5, N = 20, γ_k = 1,
+# scaling with N, regret growth in T). Setting "S5" (this package's, after §5.1): f1 in d = 5, N = 20, γ_k = 1,
 # λ = 1, α = 1 (why d = 5: see the module docstring of `bandits/experiments/async_theory.py`, where
 # every threshold is fixed).
 #
 # * `mode="quick"` (default): T = 2000, 2 runs, reduced grids (well under a minute on 2 cores).
-# * `mode="full"`: T = 3000, 3 runs, the spec's grids, OneKernelUCB / NKernelUCB reference points
+# * `mode="full"`: T = 3000, 3 runs, the full grids, OneKernelUCB / NKernelUCB reference points
 #   (a few minutes).
 
 # %% tags=["parameters"]
@@ -79,8 +79,8 @@ res.c4.groupby("D_label")[["B", "C_T", "R_T"]].mean()
 # communication" is a ratio of means below 0.5, fixed before the runs.
 #
 # In full mode the OneKernelUCB point (raw data broadcast to every client at every step) is drawn too:
-# at this size it has both the lowest regret and a lower communication than every Async point (the
-# spec's risk R1), which the paper's "relatively lower communication cost" does not reflect.
+# at this size it has both the lowest regret and a lower communication than every Async point (a
+# risk noted before the runs), which the paper's "relatively lower communication cost" does not reflect.
 
 # %%
 save_figure(th.plot_c5(res), out_dir, "c5_tradeoff")
@@ -95,7 +95,7 @@ save_figure(th.plot_scaling(res), out_dir, "c6_c7_scaling")
 # %% [markdown]
 # ## C2, C3, C8, C9, C10 (issue 13): dictionary accuracy, merge in whole runs, staleness, coverage, stragglers
 #
-# C8 follows the paper's Lemma C.1 (the server's data after exchange k against all data up to t_k); the spec's
+# C8 follows the paper's Lemma C.1 (the server's data after exchange k against all data up to t_k); the
 # per-client ratio (the active client's stale model) is larger and not bounded by the lemma. C2 at Lemma 4.1's q,
 # C9 at Lemma 4.4's α and C10's participation are weak by construction (see the claims' text).
 

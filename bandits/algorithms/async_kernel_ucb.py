@@ -1,4 +1,4 @@
-r"""Async-KernelUCB (Li, Wang, Wang & Wang, ICLR 2023), Algorithm 1, as made explicit in spec §2.5.
+r"""Async-KernelUCB (Li, Wang, Wang & Wang, ICLR 2023), Algorithm 1 (§4.1), with the details it leaves implicit made explicit below.
 
 Setting (paper §3.1): N clients and a server in a star network. At each step one client ``i_t``
 is active, picks ``x_t`` from its decision set ``A_t`` and observes ``y_t = f(x_t) + η_t``. Only
@@ -13,7 +13,7 @@ Exact kernel ridge regression on data ``D`` (**Eq. 1**, dual form, 1/λ variance
 
 Nyström embedding on a dictionary ``S``: ``z(x; S) = B_S K_S(x)`` for any ``B_S`` with
 ``B_S K_SS B_Sᵀ = I`` (paper: ``B_S = Λ^{-1/2}Uᵀ`` from ``K_SS = UΛUᵀ``; here by default the
-Cholesky basis ``B_S = L⁻¹``, ``K_SS = LLᵀ``, spec §2.2/§2.7). With the embedded statistics
+Cholesky basis ``B_S = L⁻¹``, ``K_SS = LLᵀ``, a choice of this package; §4.1). With the embedded statistics
 ``Ã = Ã(D; S) = Σ_{s∈D} z(x_s) z(x_s)ᵀ`` and ``b = b(D; S) = Σ_{s∈D} y_s z(x_s)`` (**Eq. 2**)::
 
     μ̃(x)  = z(x)ᵀ (Ã + λI)⁻¹ b                    = z(x)ᵀ θ̃
@@ -53,16 +53,16 @@ For ``S' ⊆ S`` and embeddings ``z(·;S') = B_{S'} K_{S'}(·)``, ``z(·;S) = B_
 of Eq. 5 is ``T_{S',S} = B_{S'} K_{S',S} B_Sᵀ`` (m' × m). In the paper's eigen basis this is
 ``Λ'^{-1/2} U'ᵀ K_{S',S} U Λ^{-1/2}`` (:func:`change_of_dictionary`). The printed form
 ``Λ'^{1/2} U'ᵀ K_{S',S} U Λ^{-1/2}`` is an erratum (it gives ``Λ``, not ``I``, for ``S' = S``;
-:func:`printed_change_of_dictionary`, spec E1). In the Cholesky basis with an append-only
+:func:`printed_change_of_dictionary`; our observation). In the Cholesky basis with an append-only
 dictionary ``T = [I_{m'} 0]``: the merge is zero-padding, ``Ã ← [[Ã, 0], [0, 0]]``, ``b ← [b; 0]``.
 μ̃ and σ̃ do not depend on the basis (``basis="eig"`` runs the paper's form as a reference).
 
-**The transformation is not an identity** (spec E2): ``Z_{D;S'} T_{S',S}`` embeds the data
+**The transformation is not an identity** (our observation on Eq. 5): ``Z_{D;S'} T_{S',S}`` embeds the data
 *projected on span(S')* into ``S``, i.e. ``z(P_{S'}φ(x); S) = B_S K_{S,S'} K_{S'S'}⁻¹ K_{S'}(x)``
 (:func:`projected_embedding`), which equals ``z(x; S)`` only if ``φ(x) ∈ span(S')``. The server has
 no raw data, so this information loss is inherent to the method and is reproduced here.
 
-Communication (spec §2.6), scalars per exchange with ``m_{k−1} = |S_{k−1}|``, ``m_k = |S_k|``::
+Communication (Algorithm 1's messages; the scalar counts are this package's accounting), scalars per exchange with ``m_{k−1} = |S_{k−1}|``, ``m_k = |S_k|``::
 
     (a) down  m_{k−1}·d + m_{k−1}² + m_{k−1}
     (d) up    |ΔS_k|·d  + m_k²     + m_k
@@ -140,7 +140,7 @@ def embedding_matrix(kernel: Kernel, S: np.ndarray, basis: str = "eig") -> np.nd
 def change_of_dictionary(kernel: Kernel, S_old: np.ndarray, S_new: np.ndarray,
                          B_old: np.ndarray | None = None, B_new: np.ndarray | None = None,
                          basis: str = "eig") -> np.ndarray:
-    """The corrected change-of-dictionary matrix of Eq. 5 (spec §2.6, erratum E1).
+    """The corrected change-of-dictionary matrix of Eq. 5 (§4.1; the printed form is an erratum, see the module docstring).
 
     ``T_{S',S} = B_{S'} K_{S',S} B_Sᵀ`` (m' × m), for ``S' = S_old ⊆ S = S_new``. In the eigen
     basis ``T = Λ'^{-1/2} U'ᵀ K_{S',S} U Λ^{-1/2}``. Then ``T_{S,S} = I`` and, for data in
@@ -176,7 +176,7 @@ def projected_embedding(kernel: Kernel, S_old: np.ndarray, S_new: np.ndarray, X:
                         B_new: np.ndarray | None = None, basis: str = "chol") -> np.ndarray:
     """Rows ``z(P_{S_old} φ(x); S_new) = B_new K_{S_new,S_old} K_{S_old}⁻¹ K_{S_old}(x)``.
 
-    What the server's merge (Eq. 5) actually embeds for data uploaded under ``S_old`` (spec E2):
+    What the server's merge (Eq. 5) actually embeds for data uploaded under ``S_old`` (our observation):
     ``Z_{X;S_old} T_{S_old,S_new}`` equals this, not ``Z_{X;S_new}``.
     """
     S_old = np.atleast_2d(np.asarray(S_old, dtype=float))
@@ -266,10 +266,10 @@ def _beta(eps: float) -> float:
 
 def dictionary_size_bound(q: float, K: np.ndarray, lam: float, D: float, eps: float = 0.5,
                           gamma: str = "lambda") -> float:
-    """Lemma 4.1's size bound ``|S_k| ≤ 12 β (1 + βD) q γ̂``, ``β = (1+ε)/(1−ε)`` (spec §5.1, C1).
+    """Lemma 4.1's size bound ``|S_k| ≤ 12 β (1 + βD) q γ̂``, ``β = (1+ε)/(1−ε)`` (Lemma 4.1; check C1 of bandits.experiments.async_theory).
 
     ``K`` is the Gram matrix of the data (e.g. the uploaded ``D_B``); ``γ̂ = ½ log det(I + K/λ)``
-    (``gamma="lambda"``, spec C1), or with Lemma 4.4's definition
+    (``gamma="lambda"``, a choice of this package), or with Lemma 4.4's definition
     ``½ log det(I + K/(Dβλ))`` (``gamma="lemma44"``: the paper defines γ_T only there, with the
     threshold D inside). The lemma assumes ``λ ≤ k(x, x)``; the bound holds w.p. ≥ 1−δ for the
     theoretical ``q`` (:func:`lemma41_q`).
@@ -302,7 +302,7 @@ def communication_bound(gamma_T: float, N: int, D: float, dict_size: int, dim: i
 def exchange_scalars(m_prev: int, m_new: int, dim: int, count_labels: bool = False,
                      symmetric_packing: bool = False, m_client: int = 0,
                      cache_dictionary: bool = False) -> dict[str, int]:
-    """Scalars of the five messages of one exchange (spec §2.6 table; see module docstring).
+    """Scalars of the five messages of one exchange (this package's accounting; see module docstring).
 
     ``m_client`` is the dictionary size of the client's previous model (used only with
     ``cache_dictionary``). The default total is ``d·m_k + (m_{k−1}² + m_{k−1}) + 2(m_k² + m_k)``.
@@ -348,13 +348,13 @@ class AsyncKernelUCB(Policy):
     Args:
         n_agents, horizon, dim, seed, ledger: see :class:`bandits.sim.Policy`.
         kernel: kernel spec dict or :class:`Kernel` (paper: ``{"name": "rbf", "gamma": γ}``).
-        lam: ridge regulariser λ (spec default 1.0; Lemma 4.1 wants λ ≤ k(x, x)).
+        lam: ridge regulariser λ (default 1.0, a choice of this package; Lemma 4.1 wants λ ≤ k(x, x)).
         alpha: exploration coefficient α of Eq. 3.
         D: communication threshold of Eq. 4 (> 0).
         q: RLS oversampling constant (p = min(1, q σ̃²)); ``q = inf`` keeps every point.
-        tol: relative residual below which a sampled point is skipped as dependent (spec τ).
-        max_dict: cap on |S| (spec R2; ``None`` = no cap); refused points are counted.
-        count_labels, symmetric_packing, cache_dictionary: accounting switches (spec §2.6).
+        tol: relative residual below which a sampled point is skipped as dependent (a numerical safeguard of this package).
+        max_dict: cap on |S| (a safeguard of this package; ``None`` = no cap); refused points are counted.
+        count_labels, symmetric_packing, cache_dictionary: accounting switches (this package's accounting; module docstring).
         basis: ``"chol"`` (default: zero-padding merge) or ``"eig"`` (the paper's eigen
             embedding with the corrected ``T``; O(m³) more per exchange, a reference).
         tie_break: ``"random"`` (uniform among exact ties) or ``"first"``.

@@ -2,7 +2,7 @@
 
 Both are the baselines of DUETS Fig. 1; Approx-DisKernelUCB is also a baseline of
 Async-KernelUCB. The text of Li et al. 2022 could not be read from here: the protocol below
-is the reconstruction of the DUETS spec §3.2–3.3, which agrees on every structural point with
+is this package's reconstruction from the DUETS paper's description, which agrees on every structural point with
 the DUETS authors' implementation. Where it is a choice it is a named parameter.
 
 Synchronous protocol: at each step every *active* agent chooses by UCB on its own current
@@ -46,7 +46,7 @@ and ``b = Σ Z_nᵀY_n``; agents reset their statistics and trigger sums.
 Thresholds. Neither trigger's threshold for Approx-DisKernelUCB is stated in the papers read here
 (DUETS, Async-KernelUCB). With ``"dislinucb_logdet"`` a threshold below log 2 makes every step a
 sync whenever (t − t_last) = 1 and the new point is far from the dictionary (each summand is at
-most log(1 + k(x,x)/λ) = log 2 for k(x,x) = λ = 1): the Async spec's D_sync = T/(N d log T) is
+most log(1 + k(x,x)/λ) = log 2 for k(x,x) = λ = 1): the DisLinUCB-style D_sync = T/(N d log T) (a reconstruction of this package) is
 0.54 at T = 10⁴, N = 100, d = 20, and 0.07 at T = 1000; measured on f1 with N = 100, T = 1000:
 1000 syncs in 1000 steps, 120 s, against 46 syncs and 7 s with ``"var_sum"`` at D = 1 (same
 regret to 1.5 %). A sync costs O(t·|S|·(|S| + d)): RLS sampling of every history under the old
@@ -194,7 +194,7 @@ class ApproxDisKernelUCB(Policy):
     features of the K arms are computed each step). The two triggers are described in the module
     docstring; for ``"dislinucb_logdet"`` the summand is ``log(1 + σ̃²_n(x_s))`` under the agent's
     local model just before adding ``x_s`` (the exact log-det ratio when S spans the data; the
-    Async-KernelUCB spec's reconstruction), and ``t − t_last`` counts global steps.
+    a reconstruction of this package, not in the Async-KernelUCB paper), and ``t − t_last`` counts global steps.
     """
 
     name = "ApproxDisKernelUCB"

@@ -1,7 +1,7 @@
 r"""Linear and generalised-linear (federated) bandit baselines of Async-KernelUCB (Fig. 2).
 
 All of them run in the one-active-client-per-step environment of the Async-KernelUCB paper
-(spec ``async-kernelucb.md`` §3): the environment names the active client and its decision set
+(§3.1 and §5.1): the environment names the active client and its decision set
 ``A_t`` (K × d, fresh every step); the policy chooses, observes, and communicates through its
 :class:`~bandits.comm.CommLedger` (sizes in scalars). Context vectors are used raw (no feature
 map). Ties in every argmax are broken uniformly at random.
@@ -18,7 +18,7 @@ Single-agent core (LinUCB / OFUL; Li et al. 2010, Abbasi-Yadkori et al. 2011)
 :class:`NLinUCB`: N independent copies, no communication.
 
 DisLinUCB (Wang, Hu, Chen, Wang, ICLR 2020, "Distributed bandit learning: near-optimal regret
-with efficient communication"; spec §3.4) — synchronous
+with efficient communication") — synchronous
 -------------------------------------------------------------------------------------------------
 Client i decides with everything it knows: the statistics synchronised at the last sync plus
 its own new data, ``A_i = λI + W_g + ΔW_i``, ``θ_i = A_i⁻¹(U_g + ΔU_i)``. After its step the
@@ -29,7 +29,7 @@ active client checks::
 with ``n = t − t_last`` (the paper; ``trigger_count="rounds"``: global steps since the last
 sync, the current one included) or ``n = |ΔD_i|`` (the client's own new observations; the
 authors' code ``cyrilli/BanditLib`` and ``cyrilli/FedGLB-UCB`` ``DisLinUCB.syncRoundTriggered``,
-spec §3.4 default; ``trigger_count="client"``). The log-det ratio is accumulated exactly with
+this package's default; ``trigger_count="client"``). The log-det ratio is accumulated exactly with
 the determinant lemma. A sync involves all N clients (``sync_seen_only=True``: only clients
 that have been active, as the authors' code, which creates clients lazily): every client
 uploads ``(ΔW_i, ΔU_i)`` (``d² + d`` scalars), the server adds them to ``(W_g, U_g)`` and sends
@@ -39,11 +39,11 @@ Default ``D = T/(N d log T)`` (BanditLib ``Simulation.py``); :func:`default_thre
 the paper's ``T log(NT)/(dN)``.
 
 FedLinUCB (He, Wang, Min, Gu, NeurIPS 2022, "A simple and provably efficient algorithm for
-asynchronous federated contextual linear bandits"; spec §3.5) — asynchronous
+asynchronous federated contextual linear bandits") — asynchronous
 -------------------------------------------------------------------------------------------------
 Server: ``W_s = Σ_{uploaded} x xᵀ``, ``U_s``. Client m keeps the server statistics it last
 downloaded, ``(W_m^ser, U_m^ser)``, and a buffer of its data since (``W_m^loc``, ``U_m^loc``).
-It decides with the downloaded statistics only (``use_local=False``, spec §3.5; the buffer is
+It decides with the downloaded statistics only (``use_local=False``, a reading of this package; the buffer is
 used too with ``use_local=True``)::
 
     A_m = λI + W_m^ser,   x_t = argmax xᵀA_m⁻¹U_m^ser + α‖x‖_{A_m⁻¹}
@@ -58,7 +58,7 @@ adds them, the client downloads ``(W_s, U_s)`` (``d² + d``) and empties its buf
 client is contacted.
 
 FedGLB-UCB (Li & Wang, NeurIPS 2022, "Communication efficient federated learning for generalized
-linear bandits"; spec §3.6; constants from the official code ``cyrilli/FedGLB-UCB``
+linear bandits"; constants from the official code ``cyrilli/FedGLB-UCB``
 ``lib/FedGLB_UCB.py`` and ``RunSyntheticDataset.py``) — synchronous
 -------------------------------------------------------------------------------------------------
 Model ``E[y|x] = μ(xᵀθ*)`` with the sigmoid link ``μ(z) = 1/(1+e^{−z})``, ``c_μ = μ'(S)`` (code:
@@ -73,7 +73,7 @@ data it knows), an ONS iterate ``θ_i^ONS``, pseudo-label sums ``b_i`` and the r
 
 ``Proj_A`` (``projection="ball"``, the theory's set) is the A-norm projection onto
 ``{‖θ‖₂ ≤ S}``, solved exactly through the secular equation of ``(A + νI)θ = Aθ'``; the official
-code projects onto the probability simplex with cvxopt instead (a quirk, spec §3.6/R3; not
+code projects onto the probability simplex with cvxopt instead (a quirk; not
 implemented); ``projection="none"`` skips it. The trigger is DisLinUCB's on ``A``:
 ``n · log(det A_i / det A_i^sync) > D`` (``n`` as above; code default: the client's own count).
 The triggering step gets no ONS update (the code's order): a global update follows —
@@ -83,7 +83,7 @@ The triggering step gets no ONS update (the code's order): a global update follo
    data so far, ``f(θ) = (1/n)[Σ_s (log(1+e^{x_sᵀθ}) − y_s x_sᵀθ) + (λ/2)‖θ‖²]``: each gradient
    evaluation costs every participant ``d`` up (its local gradient) and ``d`` down (the iterate);
    step ``0.1/(0.25 + λ/n)``, start 0, stop when ``‖∇f‖ ≤ sqrt(2λ/n³)`` or after ``2n`` gradient
-   evaluations (code) — capped here at ``agd_max_iters`` (default 200, spec §3.6/§9.1);
+   evaluations (code) — capped here at ``agd_max_iters`` (default 200, a choice of this package);
 3. the server sends ``(W_g, θ_g)`` (``d² + d``; +1 with ``count_n``); every participant resets
    ``A = λ/c_μ·I + W_g``, ``b = W_g θ_g`` (the code's ``b_g = (A_g − λ/c_μ I)θ_g``, i.e. every
    past point relabelled ``x_sᵀθ_g``), ``θ^ONS = θ_g``.
@@ -92,8 +92,8 @@ Real-valued rewards: nothing changes. The logistic loss ``log(1+e^z) − y z`` i
 real ``y`` and the ``λ`` term makes ``f`` strongly convex, so AGD and ONS are well defined; the
 estimate is then the logistic *quasi*-MLE (the θ whose μ(xᵀθ) best matches ``y`` in the
 Bernoulli-deviance sense), a mis-specified fit when rewards leave [0, 1]. Since μ is monotone
-the UCB still ranks arms by ``xᵀθ̂``. (The spec's f2 rewards ≈ 2–3 push ``θ`` to large norms;
-FedGLB-UCB is expected to do badly there, spec §3.6.)
+the UCB still ranks arms by ``xᵀθ̂``. (The f2 rewards of §5.1 (≈ 2–3) push ``θ`` to large norms;
+FedGLB-UCB is expected to do badly there: our expectation, not the paper's.)
 
 Communication everywhere is counted per message in scalars; all participants of a synchronous
 sync are counted (also the triggering client and clients without new data). The authors'
@@ -128,7 +128,7 @@ def default_threshold(form: str, horizon: int, n_agents: int, dim: int) -> float
     """Communication thresholds used by the baselines' sources.
 
     * ``"banditlib"``: ``T/(N d log T)`` — ``cyrilli/BanditLib`` federated ``Simulation.py`` (``D2``),
-      for DisLinUCB and FedGLB-UCB with one client per step (spec §3.4/§3.6 default);
+      for DisLinUCB and FedGLB-UCB with one client per step (this package's default);
     * ``"wang2020"``: ``T log(NT)/(dN)`` — Wang et al. 2020, DisLinUCB's theory;
     * ``"fedglb_repo"``: ``T/(N d log(NT))`` — ``cyrilli/FedGLB-UCB`` ``RunSyntheticDataset.py`` (there
       T counts rounds in which all N clients act);

@@ -7,15 +7,15 @@ arms, Bernoulli rewards), MovieLens and Yelp (1 positive + 19 negative arms, d =
 N = 100 clients, one client active per step, 10 runs; a grid over the kernel width γ_k ∈ {0.1, 1, 4}
 and α ∈ {0.1, 1, 4} for the kernel methods and over α for the linear ones.
 
-Choices where the paper is silent (spec §2.8, §3, §4.2): λ = 1; Async D = 1 and q = 1; the client
+Choices where the paper is silent (choices of this package): λ = 1; Async D = 1 and q = 1; the client
 schedule i.i.d. uniform; Gaussian noise 0.1 on the synthetic functions; θ* and the k-means arms
 drawn per run (``env_seed = run index``); regret from noise-free means; Approx-DisKernelUCB with
 q̄ = q and, by default (``approx_trigger="var_sum"``), the project's variance-sum trigger
 Σ_{s∈ΔD_n} σ̃²_last(x_s) > D with the same D as Async-KernelUCB (the event rule of the proposed
-method, Eq. 4; the DUETS figure uses the same trigger). The Async spec's reconstruction, the
+method, Eq. 4; the DUETS figure uses the same trigger). A reconstruction of this package, the
 DisLinUCB-style trigger (t − t_last)·Σ log(1 + σ̃²) > D_sync with D_sync = approx_c·T/(N d log T)
 (borrowed from the authors' linear-bandit simulator), is ``approx_trigger="dislinucb_logdet"``:
-neither the paper nor the spec's sources state it for Approx-DisKernelUCB, and at N = 100 it is
+the paper does not state it for Approx-DisKernelUCB, and at N = 100 it is
 below log 2, the most one point adds when t − t_last = 1 (σ̃² ≤ k(x,x)/λ = 1), so it synchronises
 at every step (1000 syncs in 1000 steps at T = 1000; O(T²|S|²) work, and the communication it
 reports is an artefact of the threshold, 31× the variance-sum trigger's at the same regret on f1,

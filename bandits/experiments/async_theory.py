@@ -1,7 +1,7 @@
-r"""Empirical checks of Async-KernelUCB's theory (Async-KernelUCB spec §5.2, checks C1, C4–C7).
+r"""Empirical checks of Async-KernelUCB's theory (checks C1, C4–C7 of this package, each naming the lemma or theorem it tests).
 
-Setting ("S5", spec §5.2)
--------------------------
+Setting ("S5", a setting of this package: §5.1's synthetic setup, made smaller)
+--------------------------------------------------------------------------------
 Synthetic ``f1(x) = cos(3 xᵀθ*)`` in **d = 5**: 20 fresh arms per step and θ* uniform in the unit
 ball of R⁵ (θ* drawn per run, ``env_seed = rep``), Gaussian noise 0.1, one client active per
 step (i.i.d. uniform), N = 20, Gaussian kernel ``exp(−γ_k‖x − y‖²)`` with γ_k = 1, λ = 1,
@@ -41,9 +41,9 @@ Checks and claims (thresholds fixed here before any result was looked at; a FAIL
   - ``C1-size-bound``: in every run ``|S_B| ≤ 12β(1+βD) q γ̂`` (β = 3, γ̂ on ``D_B``).
   - ``C1-grows-with-q``: for every D of ``c1_D`` the mean ``|S_B|`` is strictly increasing along
     the (sorted) q grid.
-  - ``C1-expectation`` (spec C1 ii, Lemma A.8): in every run ``|S_B|`` is within a factor 3 of
+  - ``C1-expectation`` (Lemma A.8): in every run ``|S_B|`` is within a factor 3 of
     ``Σ_s min(1, q σ̃²_{k−1}(x_s))`` (the sum of the RLS probabilities actually used).
-  ``|S_B|/d_eff`` is reported (spec C1 iii), not thresholded.
+  ``|S_B|/d_eff`` is reported, not thresholded.
 * **C4 — Lemma D.1** (number of communications B). Async with ``q = c4_q`` over ``c4_D``
   (``"1/N^2"`` is resolved per N).
   - ``C4-B-decreasing``: mean B is non-increasing along the increasing D grid and
@@ -78,7 +78,7 @@ Checks and claims (thresholds fixed here before any result was looked at; a FAIL
 * **C2, C3, C8, C9, C10** (issue 13; :func:`run_extra`, :func:`extra_claims`, implemented in
   :mod:`bandits.experiments.async_theory_extra` and re-exported here; T = ``extra_T``,
   ``extra_runs`` runs, D = 1, q = ``c4_q`` unless stated):
-  - ``C2-eps-shrinks`` (Lemma 4.1): ε̂ of spec C2 (weights q_s/p_s of the RLS draws, recorded
+  - ``C2-eps-shrinks`` (Lemma 4.1): ε̂ (Lemma 4.1's ε-accuracy measured on the uploaded data; weights q_s/p_s of the RLS draws, recorded
     without changing a draw) on the uploaded data falls along ``c2_q`` (+ Lemma 4.1's q with
     ``c2_q_theory``): every consecutive paired difference < 0.
   - ``C2-eps-accuracy``: share of runs with ε̂ ≤ ε at the largest q ≥ 1 − δ (δ = ``c9_delta``);
@@ -88,7 +88,7 @@ Checks and claims (thresholds fixed here before any result was looked at; a FAIL
   - ``C3-merge-in-runs`` (Eq. 5): per-client aggregate = incremental aggregate (≤ 1e-9 relative),
     eigen-basis run = Cholesky run (same arm every step; μ̃, σ̃² within 1e-6 at 200 probes).
   - ``C8-staleness-bound`` (Lemma C.1, read from the paper: the server's data D_k against all
-    data up to t_k; the spec's per-client ratio is reported only): q = inf (exact, β = 1), max
+    data up to t_k; a per-client ratio, the active client's stale model, is reported only): q = inf (exact, β = 1), max
     ratio ≤ 1 + N·D in every run; ``C8-rises-with-D``: paired, along ``c8_D``.
   - ``C9-coverage`` (Lemma 4.4): RKHS reward with ‖f‖_k = 1, at Lemma 4.4's α (γ_T replaced by
     ½ log det(I + K/(Dβλ)) on T uniform contexts, fixed before the runs) coverage ≥ 1 − 2δ in
@@ -100,7 +100,7 @@ Checks and claims (thresholds fixed here before any result was looked at; a FAIL
     equivalence).
 
 Modes: ``quick`` runs all five checks at reduced grids in under a minute on 2 cores; ``full``
-(spec sizes: T = 3000, 3 runs, q ∈ {0.25, …, 4}, D ∈ {0.3, 1, 3} for C1, references) takes a
+(this package's full sizes: T = 3000, 3 runs, q ∈ {0.25, …, 4}, D ∈ {0.3, 1, 3} for C1, references) takes a
 few minutes.
 
 Length: checks C1, C4–C7 stay in this one file (≈ 980 lines, a third of it this docstring) because
@@ -257,7 +257,7 @@ def _beta(p):
 def make_theory_env(spec: dict, env_seed: int) -> ContextualEnv:
     """The S5 environment: ``spec = {"name": "f1"|"f2", "d", "K", "noise_std", "schedule"}``.
 
-    Contexts and θ* uniform in the unit ball of R^d (spec §4.3), θ* drawn from
+    Contexts and θ* uniform in the unit ball of R^d (as in §5.1), θ* drawn from
     ``SeedSequence([env_seed, crc32(f"{name}-d{d}")])`` (so d = 5 and the registered d = 20
     functions get independent draws).
     """
@@ -353,7 +353,7 @@ def _config(p: dict, method: str, N: int, T: int, rep: int, D=None, q=None, c=No
     elif method == APPROX and c is None:  # Figure 2's trigger: the variance sum over the new data > D
         params = {"kernel": kernel, "lam": float(p["lam"]), "beta": float(p["alpha"]), "D": float(D),
                   "qbar": float(q), "trigger": "var_sum"}
-    elif method == APPROX:  # the Async spec's DisLinUCB-style log-det trigger, D_sync = c·T/(N d log T)
+    elif method == APPROX:  # a DisLinUCB-style log-det trigger (not in the paper; see async_kernelucb), D_sync = c·T/(N d log T)
         Ds = float(c) * T / (N * p["d"] * math.log(T))
         params = {"kernel": kernel, "lam": float(p["lam"]), "beta": float(p["alpha"]), "D": Ds, "qbar": float(q),
                   "trigger": "dislinucb_logdet"}
@@ -719,7 +719,7 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
         r = c1.dict_size / c1.expected_size
         ok = bool(((r >= 1 / 3) & (r <= 3)).all())
         claims.append(Claim(
-            "C1-expectation", "|S_B| concentrates around Σ_s p̃_s  (Lemma A.8 via Lemma 4.3; spec C1 ii)",
+            "C1-expectation", "|S_B| concentrates around Σ_s p̃_s  (Lemma A.8 via Lemma 4.3)",
             "every run: |S_B| / Σ_s min(1, q σ̃²_{k−1}(x_s)) in [1/3, 3]",
             f"ratio {fmt(float(r.min()), 3)}–{fmt(float(r.max()), 3)}; |S_B|/d_eff "
             f"{fmt(float(c1.S_over_deff.min()))}–{fmt(float(c1.S_over_deff.max()))}", ok))
@@ -815,7 +815,7 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
                 value=f"slope {fmt(rB.effect)} (SE {fmt(rB.se)}; C_T slope {fmt(loglog_slope(g.index, g.C_T))})"))
             claims.append(Claim.from_result(
                 "C6-regret-flat", "R_T = O(Nγ_T LS + √T(S√γ_T + γ_T)) at D = 1/N²: N enters only the warm-up term "
-                "(Theorem 4.5; spec C6 'nearly flat in N')",
+                "(Theorem 4.5; read here as 'nearly flat in N')",
                 "log-log slope of mean R_T vs N at D = 1/N² <= 0.5 (the fitted slope is tested, its OLS SE reported)", rR,
                 value=f"slope {fmt(rR.effect)} (SE {fmt(rR.se)}); R_T "
                 + ", ".join(f"N={n}: {fmt(v, 3)}" for n, v in g.R_T.items())))
@@ -850,7 +850,7 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
             r = compare_slopes(pts[first].index, pts[first].values, g.index, g.values, "<",
                                label=f"slope Async (D={first}) − slope NKernelUCB", level=level)
             claims.append(Claim.from_result(
-                "C7-vs-NKernelUCB", "NKernelUCB never communicates and is the high-regret extreme (§5; spec C7 "
+                "C7-vs-NKernelUCB", "NKernelUCB never communicates and is the high-regret extreme (§5; read here as "
                 "'NKernelUCB is steeper')",
                 f"Async's regret slope at D = {first} below NKernelUCB's (fitted slopes compared; the difference is "
                 "reported with SE √(SE_A² + SE_N²))",

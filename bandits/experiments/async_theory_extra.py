@@ -1,4 +1,4 @@
-r"""Checks C2, C3, C8, C9 and C10 of Async-KernelUCB's theory (issue 13; spec §5.2).
+r"""Checks C2, C3, C8, C9 and C10 of Async-KernelUCB's theory (issue 13; checks of this package, each naming the lemma it tests).
 
 Split out of :mod:`bandits.experiments.async_theory` (whose module docstring states the setting, the
 thresholds and every claim of these checks) and re-exported from it, so
@@ -35,7 +35,7 @@ __all__ = ["EXTRA_CHECKS", "ExtraResults", "run_extra", "run_extra_cell", "extra
 
 class _ZipfSchedule:
     """One active client per step, client ``i`` (0-based) with probability ∝ ``(i + 1)^(−s)``
-    (truncated Zipf law, spec C10: s = 1.2): client 0 is active most often, the last one rarely."""
+    (truncated Zipf law, s = 1.2: a choice of this package; the paper names no arrival law): client 0 is active most often, the last one rarely."""
 
     def __init__(self, s: float):
         self.s = float(s)
@@ -46,7 +46,7 @@ class _ZipfSchedule:
 
 
 def make_rkhs_env(spec: dict, env_seed: int) -> ContextualEnv:
-    """The C9 environment (spec C9): ``f(x) = Σ_{j ≤ n_centres} a_j k(x, c_j)`` with the Gaussian
+    """The C9 environment (a choice of this package): ``f(x) = Σ_{j ≤ n_centres} a_j k(x, c_j)`` with the Gaussian
     kernel ``k(x, y) = exp(−γ_k‖x − y‖²)`` of the algorithm, centres ``c_j`` uniform in the unit ball
     of R^d, ``a ~ N(0, I)`` rescaled so that ``‖f‖_k = √(aᵀK_cc a) = 1``; contexts uniform in the
     unit ball, Gaussian noise ``noise_std``. Drawn from ``SeedSequence([env_seed, crc32("rkhs-d{d}")])``.
@@ -69,7 +69,7 @@ def _rkhs_f(X, kern, c, a):
 
 
 def alpha_lemma44(N: int, D: float, lam: float, S: float, R: float, eps: float, delta: float, gamma: float) -> float:
-    """Lemma 4.4's width (main-text form, spec E5):
+    """Lemma 4.4's width (main-text form):
     ``α = (1/√(1−ε) + 1)√λ S + 2R(√(1 + NDβ) + N√(2Dβ))·√(ln(1/δ) + γ)``, ``β = (1+ε)/(1−ε)``."""
     beta = (1.0 + eps) / (1.0 - eps)
     return float((1.0 / math.sqrt(1.0 - eps) + 1.0) * math.sqrt(lam) * S
@@ -143,7 +143,7 @@ class _ActivityEnv:
 
 
 def _eps_hat(kernel, X: np.ndarray, w: np.ndarray, lam: float) -> float:
-    """Spec C2: ``ε̂ = ‖(K+λI)^{-1/2} K^{1/2} (diag(w) − I) K^{1/2} (K+λI)^{-1/2}‖₂`` on the uploaded
+    """ε̂ (Lemma 4.1's ε-accuracy, measured): ``ε̂ = ‖(K+λI)^{-1/2} K^{1/2} (diag(w) − I) K^{1/2} (K+λI)^{-1/2}‖₂`` on the uploaded
     data (``K = K_{D_B}``), from one eigendecomposition ``K = UΛUᵀ``:
     ``(K+λI)^{-1/2}K^{1/2} = U diag(√(Λ/(Λ+λ))) Uᵀ``, so ``ε̂ = ‖G (diag(w) − I) Gᵀ‖₂``,
     ``G = diag(√(Λ/(Λ+λ))) Uᵀ``."""
@@ -178,7 +178,7 @@ def _staleness(kernel, rec_x, rec_client, rec_t, info, lam: float, probes: np.nd
       ``σ²_{D_k}(x) / σ²_{[t_k]}(x)``: the variance under the server's data after the exchange
       over that under *all* data observed up to ``t_k`` by every client (uploaded or not);
       the lemma bounds it by ``1 + NβD``. Returns the max over probes per exchange, shape (B,).
-    * ``client`` (the spec's reading of C8): at every step, ``σ²_{D_{k(i_t)}}(x_t) /
+    * ``client`` (a per-client reading of C8): at every step, ``σ²_{D_{k(i_t)}}(x_t) /
       σ²_{<t}(x_t)``, the variance under the data of the *active client's* stale model over that
       under all data before ``t``; shape (T,). Not bounded by the lemma (the regret proof treats
       a client's own staleness separately, by the det-doubling epochs); reported, not checked.
@@ -490,7 +490,7 @@ def extra_claims(ext: ExtraResults, level: float = 0.95) -> list[Claim]:
         ok = bool((c3.agg_err <= 1e-9).all() and (c3.same_choices >= 1.0).all()
                   and (c3.probe_mu_diff <= 1e-6).all() and (c3.probe_s2_diff <= 1e-6).all())
         claims.append(Claim(
-            "C3-merge-in-runs", "Ã_k = T_{k−1,k}ᵀÃ_{k−1}T_{k−1,k} + Ã(ΔD_k; S_k)  (Eq. 5; the printed T corrected, spec E1)",
+            "C3-merge-in-runs", "Ã_k = T_{k−1,k}ᵀÃ_{k−1}T_{k−1,k} + Ã(ΔD_k; S_k)  (Eq. 5; the printed T corrected)",
             "whole S5 runs: the incremental server aggregate equals the paper's per-client sum of transformed records "
             "(relative error <= 1e-9), and the paper's eigen basis with the corrected T picks the same arm at every step "
             "as the Cholesky zero-padding merge, with final μ̃ and σ̃² on 200 probes within 1e-6",
@@ -504,7 +504,7 @@ def extra_claims(ext: ExtraResults, level: float = 0.95) -> list[Claim]:
         claims.append(Claim(
             "C8-staleness-bound", "ϕ(x)ᵀV_k⁻¹ϕ(x) / ϕ(x)ᵀ(Φ_[t_k]ᵀΦ_[t_k] + λI)⁻¹ϕ(x) ≤ 1 + NβD  (Lemma C.1)",
             "q = inf (the dictionary spans the data: exact, β = 1); every run, every exchange k, every probe x (the "
-            "chosen points and 200 fresh ones): σ²_{D_k}(x)/σ²_{all data up to t_k}(x) <= 1 + N·D. The spec's "
+            "chosen points and 200 fresh ones): σ²_{D_k}(x)/σ²_{all data up to t_k}(x) <= 1 + N·D. The "
             "per-client ratio (the active client's stale data vs all data) is reported, not checked: the lemma "
             "does not bound it",
             ", ".join(f"D={fmt(D)}: max {fmt(v.max_ratio, 3)} (bound {fmt(v.bound)}; per-client {fmt(v.client_max_ratio, 3)})"
@@ -585,7 +585,7 @@ def plot_extra(ext: ExtraResults):
     if ext.c8 is not None and len(ext.c8):
         g = ext.c8.groupby("D")[["max_ratio", "client_max_ratio", "bound"]].mean()
         ax[1].plot(g.index, g.max_ratio, "o-", label="Lemma C.1 ratio (server data)")
-        ax[1].plot(g.index, g.client_max_ratio, "s--", label="per-client stale ratio (spec)")
+        ax[1].plot(g.index, g.client_max_ratio, "s--", label="per-client stale ratio")
         ax[1].plot(g.index, g.bound, "k:", label="1 + N·D")
         ax[1].set_xscale("log")
         ax[1].set_yscale("log")
