@@ -23,7 +23,7 @@
 # (the merge, in whole runs), Lemma C.1 (staleness), Lemma 4.4 (coverage), stragglers, and Lemma D.1 (number of communications vs the threshold D,
 # including D = 1/N²), Theorem 4.5 (the regret–communication trade-off against Approx-DisKernelUCB,
 # scaling with N, regret growth in T). Setting "S5" (this package's, after §5.1): f1 in d = 5, N = 20, γ_k = 1,
-# λ = 1, α = 1 (why d = 5: see the module docstring of `bandits/experiments/async_theory.py`, where
+# λ = 1, α = 1 (why d = 5: see the docstring of `bandits/experiments/async_theory/__init__.py`, where
 # every threshold is fixed).
 #
 # * `mode="quick"` (default): T = 2000, 2 runs, reduced grids (well under a minute on 2 cores).

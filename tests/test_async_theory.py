@@ -7,6 +7,7 @@ import pytest
 from bandits.algorithms.async_kernel_ucb import effective_dimension
 from bandits.estimators import information_gain
 from bandits.experiments import async_theory as at
+from bandits.experiments.async_theory import maths as at_maths, runs as at_runs, setting as at_setting
 from bandits.experiments.common import Claim, ParameterError
 from bandits.kernels import make_kernel
 
@@ -71,7 +72,7 @@ def test_claims_ids_and_types(tiny):
 def test_c5_runs_approx_with_figure2_trigger():
     """Issue 25: C5's Approx-DisKernelUCB uses Figure 2's variance-sum trigger, its D from c5_approx_D."""
     p = at.theory_params("quick", **TINY)
-    cfgs = [cfg for lab, cfg in at._tasks(p, ["C5"]) if lab["method"] == at.APPROX]
+    cfgs = [cfg for lab, cfg in at_runs._tasks(p, ["C5"]) if lab["method"] == at.APPROX]
     assert cfgs and all(c["params"]["trigger"] == "var_sum" and c["params"]["D"] == 1.0 for c in cfgs)
 
 
@@ -231,10 +232,10 @@ def test_extra_tables_and_claims(extra):
 def test_eps_hat_closed_form():
     k = make_kernel({"name": "rbf", "gamma": 1.0})
     X = np.random.default_rng(0).normal(size=(6, 2))
-    assert at._eps_hat(k, X, np.ones(6), 1.0) == pytest.approx(0.0, abs=1e-12)
+    assert at_maths._eps_hat(k, X, np.ones(6), 1.0) == pytest.approx(0.0, abs=1e-12)
     # w = 0 everywhere: ε̂ = ‖K(K+λI)^-1‖ = λ_max/(λ_max + λ)
     ev = np.linalg.eigvalsh(k(X)).max()
-    assert at._eps_hat(k, X, np.zeros(6), 1.0) == pytest.approx(ev / (ev + 1.0), rel=1e-10)
+    assert at_maths._eps_hat(k, X, np.zeros(6), 1.0) == pytest.approx(ev / (ev + 1.0), rel=1e-10)
 
 
 def test_staleness_prefix_variances_match_direct():
@@ -244,18 +245,18 @@ def test_staleness_prefix_variances_match_direct():
     clients, steps = np.array([0, 1, 0, 1, 0, 0, 1, 1]), np.arange(8)
     info = {"comm_steps": [2, 5], "comm_clients": [0, 1]}  # client 0 uploads 0, 2; client 1 uploads 1, 3
     P = rng.normal(size=(3, 2))
-    st = at._staleness(k, X, clients, steps, info, 1.0, P)
+    st = at_maths._staleness(k, X, clients, steps, info, 1.0, P)
     allP = np.vstack([X, P])
     # exchange 1 (t = 2): server holds {0, 2}; all data up to t = 2 is {0, 1, 2}
-    r0 = at._exact_var(k, X[[0, 2]], allP, 1.0) / at._exact_var(k, X[:3], allP, 1.0)
+    r0 = at_maths._exact_var(k, X[[0, 2]], allP, 1.0) / at_maths._exact_var(k, X[:3], allP, 1.0)
     assert st["lemma"][0] == pytest.approx(r0.max(), rel=1e-9)
     # step 6 (client 1, last exchange at t = 5 holding {0, 2, 1, 3}) vs all data before 6
-    r = at._exact_var(k, X[[0, 2, 1, 3]], X[6:7], 1.0) / at._exact_var(k, X[:6], X[6:7], 1.0)
+    r = at_maths._exact_var(k, X[[0, 2, 1, 3]], X[6:7], 1.0) / at_maths._exact_var(k, X[:6], X[6:7], 1.0)
     assert st["client"][6] == pytest.approx(r[0], rel=1e-9)
 
 
 def test_zipf_schedule_and_alpha():
-    s = at._ZipfSchedule(1.2)
+    s = at_setting._ZipfSchedule(1.2)
     rng = np.random.default_rng(0)
     a = np.array([s.active(t, 5, rng)[0] for t in range(4000)])
     f = np.bincount(a, minlength=5) / 4000
