@@ -1,0 +1,332 @@
+r"""Coop-KernelUCB's primal solver (Dubey & Pentland, ICML 2020, Eq. 9 in feature form).
+
+A mixin of :class:`~bandits.algorithms.coop_engine.NetworkKernelUCB` (it reads the engine's settings,
+its factor ``L`` of ``K̂_z`` from :mod:`bandits.algorithms.coop_kz` and its statistics):
+
+* ``path="primal"`` (default; a choice of this package, exact when nothing is truncated): factor ``W_A = K̂_z[A,A] ≈ L Lᵀ`` (eigendecomposition,
+  eigenvalues below ``rank_tol · max`` dropped, at most ``r_max`` kept, but raised until
+  ``‖L_v‖² ≥ min_var · W[v,v]`` — the safeguard against a truncation that merges agent groups
+  and silently shrinks the agent's prior variance — up to ``r_limit``); features
+  ``ψ(u,x) = L_u ⊗ φ(x)`` with ``φ`` the identity (linear ``K_x``) or random Fourier features
+  ``φ(x) = √(2/D) cos(Ωᵀx + b)``, ``Ω ~ N(0, ℓ⁻²I)``, ``b ~ U[0, 2π]`` (RBF ``K_x``)::
+
+      A_p = λI + Σ_{u∈A} (L_u L_uᵀ) ⊗ M_u(t − τ(u,v)),   b_p = Σ_u L_u ⊗ b_u(t − τ(u,v))
+      μ(x) = ψ(v,x)ᵀ A_p⁻¹ b_p,   σ²(x) = λ ψ(v,x)ᵀ A_p⁻¹ ψ(v,x),   ½ log det(A_p/λ) = γ̂
+
+  with per-source cumulative statistics ``M_u = Σ φφᵀ``, ``b_u = Σ yφ`` read from a ring buffer
+  (:class:`bandits.network.CumulativeStatsBuffer`). Agents are batched by rank: for the agents
+  of one rank ``r`` a single GEMM ``(n·r(r+1)/2, n_levels·V) @ (n_levels·V, D(D+1)/2)`` over every
+  (delay level, source) pair gives the distinct blocks ``Σ_u L_ua L_ub M_u`` (``a ≤ b``) on the packed
+  upper triangles of the symmetric ``M_u`` — a quarter of the flops of the full ``r²·D²`` product —,
+  one gather lays them out as the ``(n, p, p)`` stack, and LAPACK ``potrf``/``trtrs`` factor and
+  solve each system in place. Chunks bound the memory (``chunk``; 1 = the per-agent loop, used by
+  the tests to check the batching). Measured (ER(200, 0.7), γ = 1, one core, CPU time per
+  agent-round of Eager): linear ``r = 10`` 0.80 → 0.49 ms, RBF ``r = 4``, ``D = 128`` 8.9 → ~4 ms
+  (``bandits.bench``, entries ``coop_kernel_ucb*``). Every agent's arms go through ``φ`` in one call
+  and the models of a chunk are scored together (one triangular solve per model over its members'
+  arms, the UCB of all agents in one step). With ``r_limit`` the factor of ``K̂_z`` needs only the
+
+— e.g. the members of one clique under Coop-KernelUCB when γ = 1 (Erdős–Rényi panels), or every agent
+of a complete graph — see the same observations with the same delays and estimate the same ``K̂_z``,
+so they hold the same model; it is factored and solved once per group and each member scores its own
+arms at its own row. Equal to the per-agent computation to round-off (tests) except that, with the
+``‖L_v‖²`` safeguard, the group's rank is the largest any member needs (each member's model is then at
+least as exact as its own would be).
+
+Dual while smaller (``dual_when_smaller=True``): the primal model with factor ``L`` *is* kernel ridge
+regression with the truncated network kernel ``W̃ = L Lᵀ``; while an agent has fewer visible
+observations ``n`` than features ``r·D`` (the first rounds, when the MMD estimate is noisy and the
+safeguard asks for large ``r``) its model is computed in that dual form (``n × n`` Cholesky instead of
+``r·D × r·D``); same posterior and ``log det`` (Sylvester) to round-off.
+
+Models are rebuilt from the cumulative statistics (:meth:`PrimalSolver._primal`) or updated from last
+round's factor (:meth:`PrimalSolver._update`, LAPACK ``tpqrt``) whichever the cost model expects cheaper;
+both give the same model to round-off.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse as _sparse
+from scipy.linalg.lapack import dpotrf as _dpotrf
+from scipy.linalg.lapack import dtpqrt as _dtpqrt
+from scipy.linalg.lapack import dtrtrs as _dtrtrs
+
+__all__ = ["PrimalSolver"]
+
+
+def _lower_solve(Lc: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``Lc⁻¹ B`` for a C-ordered lower-triangular ``Lc`` (p, p) through LAPACK ``trtrs`` on its
+    Fortran view ``Lcᵀ`` (upper, transposed): no copy of the factor, no input validation
+    (scipy's ``solve_triangular`` costs ~2× more per call on the small systems of the linear row)."""
+    x, info = _dtrtrs(Lc.T, B, lower=0, trans=1)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"singular triangular factor (trtrs info {info})")
+    return x
+
+
+class PrimalSolver:
+    """Primal models ``A_p = λI + Σ ψψᵀ`` of the (shared) agents' groups (module docstring); a mixin."""
+
+    def _chunk_size(self, r: int) -> int:
+        if self.chunk is not None:
+            return max(1, int(self.chunk))
+        p = r * self.D
+        per = max(p * p, self._npairs(r) * self._ntri) + 2 * r * r * self.N
+        return max(1, int(4e6 // per))
+
+    @property
+    def _ntri(self) -> int:
+        return self.D * (self.D + 1) // 2
+
+    @staticmethod
+    def _npairs(r: int) -> int:
+        return r * (r + 1) // 2
+
+    def _gather_map(self, r: int):
+        """Index maps of the packed build for rank ``r`` (cached): the block pairs ``a ≤ b`` and,
+        for every entry ``(a·D + i, b·D + j)`` of ``A_p``, its position in the packed array
+        ``G[pair(a,b), tri(i,j)]`` (``A_p`` is symmetric blockwise and within each block)."""
+        cache = self.__dict__.setdefault("_gmaps", {})
+        if r not in cache:
+            D = self.D
+            ia, ib = np.triu_indices(r)
+            pair = np.zeros((r, r), dtype=np.int64)
+            pair[ia, ib] = pair[ib, ia] = np.arange(len(ia))
+            ii, jj = np.triu_indices(D)
+            tri = np.zeros((D, D), dtype=np.int64)
+            tri[ii, jj] = tri[jj, ii] = np.arange(len(ii))
+            gmap = (pair[:, None, :, None] * self._ntri + tri[None, :, None, :]).reshape(-1)  # (p²,) over (a,i,b,j)
+            cache[r] = (ia, ib, gmap, (ii * D + jj))
+        return cache[r]
+
+    def _primal(self, t: int, agents: np.ndarray):
+        """Yield ``(agents, Lc, w, logdet)`` chunk by chunk: Cholesky factors of ``A_p``,
+        ``w = Lc⁻¹ b_p`` and ``log det(A_p/λ)`` of the listed agents (module docstring).
+
+        Agents are grouped by their rank ``r_v`` (no padding to the largest rank). Per group one GEMM
+        over every (delay level, source) pair builds the ``r(r+1)/2`` distinct blocks
+        ``Σ_u L_ua L_ub M_u(t − τ(u,v))`` of ``A_p`` on the packed upper triangles of the symmetric
+        ``M_u`` (a quarter of the flops of the full ``r²·D²`` product), one gather lays them out as
+        ``(n, p, p)``, and LAPACK ``potrf`` factors each system in place (numpy's batched Cholesky
+        copies every matrix and runs ~2× slower at ``p = 512``)."""
+        V, D = self.N, self.D
+        if len(agents) == 0:
+            return
+        levels = [dl for dl in self.delay_levels if t - dl >= 0]
+        ntri = self._ntri
+        tri_flat = self._gather_map(1)[3]
+        Mp = np.concatenate([self.stats.read("M", t - dl).reshape(V, D * D)[:, tri_flat] for dl in levels]) \
+            if levels else np.zeros((0, ntri))
+        bs = np.concatenate([self.stats.read("b", t - dl) for dl in levels]) if levels else np.zeros((0, D))
+        lev = np.array(levels, dtype=np.int64)
+        r_of = self.r[agents]
+        # models whose next round is expected to be an update keep their factor in a persistent slot
+        if self.factor_updates == "never" or (t + 1) % self.kz_every == 0 or self._refresh_due(t + 1):
+            keep = np.zeros(len(agents), dtype=bool)  # every model is rebuilt next round anyway
+        else:
+            keep = np.array([self._pool(int(self.r[c])) is not None and self._update_next(int(c), t)
+                             for c in agents], dtype=bool)
+        for r, kp in sorted({(int(x), bool(y)) for x, y in zip(r_of, keep)}):
+            group = agents[(r_of == r) & (keep == kp)]
+            ia, ib, gmap, _ = self._gather_map(r)
+            npair, p = len(ia), r * D
+            cs = self._chunk_size(r)
+            for start in range(0, len(group), cs):
+                ag = group[start : start + cs]
+                n = len(ag)
+                Lg = self.L[ag][:, :, :r]  # (n, V, r)
+                # coefficients c[n, pair, (level, u)] = L_ua L_ub 1[τ(u,v) = level]
+                Lt = np.ascontiguousarray(Lg.transpose(0, 2, 1))  # (n, r, V)
+                sel = self.tau_acc[ag][:, None, :] == lev[:, None]  # (n, nlev, V)
+                Ld = (Lt[:, None, :, :] * sel[:, :, None, :]).transpose(0, 2, 1, 3).reshape(n, r, -1)  # (n, r, nlev·V)
+                if len(levels):
+                    Lb = Lt if len(levels) == 1 else np.tile(Lt, (1, 1, len(levels)))
+                    C = Ld[:, ia, :] * Lb[:, ib, :]  # (n, pairs, nlev·V), already in GEMM layout
+                    C = C.reshape(n * npair, -1)
+                    if np.count_nonzero(C) < 0.1 * C.size:  # small accept sets (Ind, Coop cliques, peripherals)
+                        G = np.asarray(_sparse.csr_matrix(C) @ Mp).reshape(n, npair * ntri)
+                    else:
+                        G = (C @ Mp).reshape(n, npair * ntri)
+                    bp = (Ld @ bs).reshape(n, p)
+                else:
+                    G, bp = np.zeros((n, npair * ntri)), np.zeros((n, p))
+                pool = self._pool(r) if kp else None
+                if pool is None:
+                    A = np.take(G, gmap, axis=1).reshape(n, p, p)
+                else:  # each model's persistent slot: no fresh pages every round
+                    A = [pool[self._slot[c]] for c in ag]
+                    for i in range(n):
+                        np.take(G[i], gmap, out=A[i].reshape(-1))
+                Lc, w, ld = A, np.empty((n, p)), np.empty(n)
+                for i in range(n):
+                    A[i].reshape(-1)[:: p + 1] += self.lam
+                    # A[i] is C-ordered and symmetric: as a Fortran array it is A[i] itself; the upper
+                    # factor U (UᵀU = A) written in place is, read in C order, the lower L = Uᵀ
+                    U, info = _dpotrf(A[i].T, lower=0, clean=1, overwrite_a=1)
+                    if info != 0:
+                        raise np.linalg.LinAlgError(f"A_p of agent {ag[i]} is not positive definite (potrf info {info})")
+                    if U.ctypes.data != A[i].ctypes.data:  # not written in place (never with this layout)
+                        A[i][...] = U.T
+                    w[i] = _lower_solve(Lc[i], bp[i])
+                    ld[i] = 2.0 * np.log(np.diagonal(Lc[i])).sum() - p * np.log(self.lam)
+                self.log["rebuilds"] += n
+                if pool is not None:  # the state the next rounds update
+                    for i, c in enumerate(ag):
+                        self._inc[int(c)] = [Lc[i], bp[i], t]
+                yield ag, Lc, w, ld
+
+    # ----------------------------------------------------------------- incremental primal path
+    STATE_BYTES = 768 << 20  # at most this much memory for the factors kept between rounds
+
+    def _pool(self, r: int):
+        """(G, p, p) persistent storage of the rank-``r`` models' factors (slot = index in ``reps``),
+        or ``None`` (factor updates off, or the factors would need more than ``STATE_BYTES``: then
+        every model is rebuilt each round)."""
+        if self.factor_updates == "never":
+            return None
+        if r not in self._pools:
+            p = r * self.D
+            if len(self.reps) * p * p * 8 > self.STATE_BYTES:
+                return None
+            self._pools[r] = np.empty((len(self.reps), p, p))
+        return self._pools[r]
+
+    def _sources(self, c: int):
+        """Model ``c``'s sources with a nonzero row in its current factor: (ids, delays, rows (k, r)),
+        cached until the next refresh of the factor."""
+        if c not in self._inc_src:
+            r = int(self.r[c])
+            Lf = self.L[c, :, :r]
+            src = np.flatnonzero(self.acc[c] & np.any(Lf != 0, axis=1))
+            self._inc_src[c] = (src, self.tau_acc[c, src], np.ascontiguousarray(Lf[src]))
+        return self._inc_src[c]
+
+    # Cost estimates (seconds of one core), used only to choose between forms that give the same model
+    # to round-off. Fitted to in-run timings of each piece on the reference machine (AMD EPYC, one
+    # thread, OpenBLAS Haswell kernels; RBF row, V = 200, D = 128): update ≈ 2p²k flops at 30 GFLOP/s
+    # plus 2.5 ns per entry of the factor (it streams the kept factor from memory); rebuild: the GEMM
+    # at 25, potrf at 32 GFLOP/s plus the gather; dual: cos of the features (≈ 10 ns each), Gram and
+    # Cholesky at 28 GFLOP/s; scoring per agent: a fixed overhead plus the triangular solve.
+    def _cost_update(self, p: int, k: int) -> float:
+        """Rank-``k`` factor update (``tpqrt``, ≈ 2p²k flops). The fixed 2·10⁻⁴ s is the per-model path
+        (an update, then the model's scoring, run one model at a time; rebuilt models are scored a chunk
+        at a time): re-measured 2026-11-27 after the scoring was batched (RBF row, V = 200, 32 Nyström
+        features, T = 100: IGP-UCB 5.8 s with updates against 1.6 s rebuilding every round; the fitted
+        3·10⁻⁵ made every small model take the slower path)."""
+        return 2e-4 + 2.0 * p * p * k / 30e9 + 2.5e-9 * p * p
+
+    def _cost_rebuild(self, p: int, k: int, r: int) -> float:
+        """Rebuild from the statistics: coefficient GEMM over the (delay, source) columns (sparse when
+        under 10 % are used) + ``potrf``."""
+        ncols = len(self.delay_levels) * self.N
+        if k < 0.1 * ncols:
+            ncols = k
+        return 6e-5 + 2.0 * self._npairs(r) * ncols * self._ntri / 25e9 + p**3 / 3.0 / 32e9 + 1e-9 * p * p
+
+    def _cost_dual(self, n: int, m: int) -> float:
+        """Dual form with ``n`` observations (features, Gram, Cholesky) scored by ``m`` agents."""
+        return 1.2e-4 + n * self.D * 10e-9 + (2.0 * n * n * self.D + n**3 / 3.0) / 28e9 + m * (5e-5 + 4.5e-7 * n)
+
+    def _cost_scores_primal(self, p: int, m: int, K: int) -> float:
+        return m * (3e-5 + p * p * K / 25e9)
+
+    def _update_next(self, c: int, t: int) -> bool:
+        """Whether model ``c``'s factor is expected to be updated (not rebuilt) at round ``t + 1``."""
+        if self.factor_updates == "always":
+            return True
+        _, tau, _ = self._sources(c)
+        k, r = int(np.count_nonzero(tau <= t + 1)), int(self.r[c])
+        return self._cost_update(r * self.D, k) < self._cost_rebuild(r * self.D, k, r)
+
+    def _split_updates(self, t: int, models: np.ndarray):
+        """Split ``models`` (primal, this round) into those updated from their round ``t − 1`` factor
+        and those rebuilt from the cumulative statistics."""
+        upd, reb = [], []
+        for c in models:
+            c = int(c)
+            st = self._inc.get(c) if self.factor_updates != "never" else None
+            if st is None or st[2] != t - 1:
+                reb.append(c)
+                continue
+            (upd if self._update_next(c, t - 1) else reb).append(c)
+        return np.array(upd, dtype=np.int64), np.array(reb, dtype=np.int64)
+
+    def _update(self, t: int, models: np.ndarray):
+        """Yield ``(agents, Lc, w, logdet)`` per model, updated from its round-``t − 1`` state.
+
+        Between rebuilds the factor ``L`` of ``K̂_z`` is fixed, so the observations that become visible
+        to model ``c`` at round ``t`` — one per source ``u`` of its factor, of round ``t − τ(u,c)`` — add
+        ``Σ_u ψ_u ψ_uᵀ``, ``ψ_u = L_u ⊗ φ(x_u)``, to ``A_p`` and ``Σ_u y_u ψ_u`` to ``b_p``. With
+        ``A_p = RᵀR`` (``R = Lcᵀ`` upper) and ``B`` the (k, p) matrix of the new ``ψ_uᵀ``,
+        ``A_p + BᵀB = R'ᵀR'`` where ``R'`` is the triangle of the QR factorisation of ``[R; B]``
+        (LAPACK ``tpqrt``, in place, ≈ 2p²k flops; orthogonal, so backward stable). ``R'`` may have
+        negative diagonal entries (Householder signs): ``R'ᵀR'`` is the same, and so are the scores
+        (``z = Lc⁻¹ψ`` and ``w`` change sign together) and ``log det A_p = 2 Σ log |R'_ii|``."""
+        depth = len(self._Fring)
+        for c in models:
+            c = int(c)
+            st = self._inc[c]
+            Lc, bp = st[0], st[1]
+            src, tau, Lr = self._sources(c)
+            s = t - tau
+            m = s >= 0
+            k, p = int(np.count_nonzero(m)), Lc.shape[0]
+            if k:
+                slot = s[m] % depth
+                F, y = self._Fring[slot, src[m]], self._yring[slot, src[m]]  # (k, D), (k,)
+                Bt = (Lr[m].T[:, None, :] * F.T[None, :, :]).reshape(p, k)  # columns ψ_u, (a, i) order
+                bp += Bt @ y  # before tpqrt, which overwrites B with its Householder vectors
+                R, _, _, info = _dtpqrt(0, min(32, p), Lc.T, Bt.T, overwrite_a=1, overwrite_b=1)
+                if info != 0:
+                    raise np.linalg.LinAlgError(f"tpqrt failed on the model of agent {c} (info {info})")
+                if R.ctypes.data != Lc.ctypes.data:  # not written in place (never with this layout)
+                    Lc[...] = R.T
+                self.log["updates"] += 1
+            st[2] = t
+            w = _lower_solve(Lc, bp)
+            ld = 2.0 * np.log(np.abs(np.diagonal(Lc))).sum() - p * np.log(self.lam)
+            yield np.array([c]), Lc[None], w[None], np.array([ld])
+
+    def _dual_smaller(self, t: int, K: int) -> np.ndarray:
+        """(G,) bool per representative: solve its model in dual form this round. ``True``: its visible
+        observations from sources in its factor are fewer than its primal dimension ``r·D`` (the dual
+        system is the smaller one); ``"auto"``: and the dual form is also expected cheaper than the
+        primal one this round (an update of last round's factor where there is one, else a rebuild),
+        counting the scoring of the model's ``m`` agents (``K`` arms each)."""
+        reps = self.reps
+        Lr = self.L[reps]  # (G, V, R)
+        active = np.any(Lr != 0, axis=2) & self.acc[reps]
+        n_obs = np.where(active, np.maximum(t - self.tau_acc[reps] + 1, 0), 0).sum(axis=1)
+        small = n_obs < self.r[reps] * self.D
+        if self.dual_when_smaller == "auto":
+            k_new = (active & (self.tau_acc[reps] <= t)).sum(axis=1)
+            for g in np.flatnonzero(small):
+                c, r = int(reps[g]), int(self.r[reps[g]])
+                p, k, m = r * self.D, int(k_new[g]), len(self.members[c])
+                st = self._inc.get(c) if self.factor_updates != "never" else None
+                primal = self._cost_update(p, k) if st is not None and st[2] == t - 1 else self._cost_rebuild(p, k, r)
+                if self._cost_dual(int(n_obs[g]), m) > primal + self._cost_scores_primal(p, m, K):
+                    small[g] = False
+        return small
+
+    def _primal_mu_var(self, Lcs, ws, sizes, Lrows, Phi):
+        """μ and GP-scale σ² of the primal models' members, the one place the primal scores are computed.
+
+        Model ``i`` (factor ``Lcs[i]`` of ``λI + Σ ψψᵀ`` with p = r·D, weights ``ws[i]`` = Lc⁻¹Σψy)
+        scores its ``sizes[i]`` consecutive members: member ``j`` at its feature row ``Lrows[j]`` (r,)
+        of the K̂_z factor on its arms' features ``Phi[j]`` (K, D)::
+
+            ψ = L_j ⊗ φ(x),   z = Lc⁻¹ ψ,   μ = zᵀw,   σ² = λ ‖z‖²
+
+        One triangular solve per model over all its members' arms; returns ``(μ, σ²)``, each (n, K)."""
+        n, Kn, D = Phi.shape
+        pdim = Lrows.shape[1] * D
+        psi = np.einsum("va,vkj->vkaj", Lrows, Phi).reshape(n, Kn, pdim)
+        Z = np.empty((n, Kn, pdim))
+        at = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        for i in range(len(sizes)):
+            blk = psi[at[i]:at[i + 1]].reshape(-1, pdim)
+            Z[at[i]:at[i + 1]] = _lower_solve(Lcs[i], blk.T).T.reshape(-1, Kn, pdim)  # rows Lc⁻¹ψ
+        wv = np.repeat(np.asarray(ws).reshape(len(sizes), pdim), sizes, axis=0)  # (n, p)
+        return np.einsum("vkj,vj->vk", Z, wv), self.lam * np.einsum("vkj,vkj->vk", Z, Z)
+
