@@ -111,8 +111,10 @@ works):
   (:func:`make_theory_env`, :func:`make_rkhs_env`, the Zipf arrivals) and the run configs;
 * :mod:`.maths`: pure functions on recorded data (upload order, uploaded-data statistics, ε̂,
   exact variances, staleness ratios, Lemma 4.4's width);
-* :mod:`.runs`: the one-run workers (:func:`run_theory_cell`, :func:`run_extra_cell`), the tasks of
-  every check and the result tables (:func:`run_theory`, :func:`run_extra`);
+* :mod:`.runs`: the one-run workers (:func:`run_theory_cell`, :func:`run_extra_cell`: the package's one
+  run recipe, :func:`bandits.runner.run_regret_cell`, with these checks' environments, a
+  ``ChoiceRecorder`` observer and their extra arrays), the tasks of every check and the result tables
+  (:func:`run_theory`, :func:`run_extra`);
 * :mod:`.claims`: :func:`theory_claims`, :func:`extra_claims` (the thresholds above);
 * :mod:`.plots`: the figures.
 """

@@ -9,12 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...algorithms import get_algorithm
 from ...algorithms.async_kernel_ucb import AsyncKernelUCB, communication_bound, dict_size_curve, lemma41_q
-from ...comm import CommLedger
 from ...envs.functions import sample_ball
-from ...runner import run_key, run_seeds, sweep
-from ...sim import run_regret
+from ...runner import RunContext, run_key, run_regret_cell, sweep
+from ...sim import Observer
 from ..common import ParameterError, check_subset
 from .maths import _eps_hat, _exact_var, _staleness, alpha_lemma44, det_epochs, gamma_proxy, upload_order, \
     uploaded_statistics
@@ -22,52 +20,45 @@ from .setting import APPROX, ASYNC, CHECKS, EXTRA_CHECKS, NK, ONE, _beta, _confi
     make_rkhs_env, make_theory_env, resolve_D
 
 
-class _RecordingAsync(AsyncKernelUCB):
-    """Async-KernelUCB that also records the chosen context and client of every step (nothing else
-    changes; the uploaded data are rebuilt from ``info()``'s exchange log)."""
+class ChoiceRecorder(Observer):
+    """Records the chosen context, the client and the step of every observation (an observer of the
+    loop: it sees what the policy was told after each update and changes nothing). The server's upload
+    order is rebuilt from these and the policy's exchange log (``info()``): :func:`upload_order`."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self):
         self.rec_x: list[np.ndarray] = []
         self.rec_client: list[int] = []
         self.rec_t: list[int] = []
 
-    def update(self, t, agents, arms, choices, rewards):
+    def on_step(self, t, agents, arms, choices, rewards, means, policy) -> None:
         for j, i in enumerate(agents):
             self.rec_x.append(np.asarray(arms.for_agent(j)[int(choices[j])], dtype=float))
             self.rec_client.append(int(i))
             self.rec_t.append(int(t))
-        super().update(t, agents, arms, choices, rewards)
 
 
-def run_theory_cell(config: dict, seed: int, rep: int) -> dict:
-    """One run (pure function of its arguments), like :func:`bandits.runner.run_cell`, on the S5
-    environment; Async-KernelUCB runs also return the uploaded-data statistics."""
-    N, T = int(config["N"]), int(config["T"])
-    env = make_theory_env(config["env"], config.get("env_seed", 0))
-    env_ss, alg_ss = run_seeds(seed, rep)
-    rng_env, rng_noise = (np.random.default_rng(s) for s in env_ss.spawn(2))
-    ledger = CommLedger(N, T)
-    alg = config["algorithm"]
-    cls = _RecordingAsync if alg == "AsyncKernelUCB" else get_algorithm(alg)
-    policy = cls(N, T, env.dim, alg_ss, ledger, **config.get("params", {}))
-    trace = run_regret(policy, env, T, N, rng_env, rng_noise)
-    arrays = {"regret": trace.regret, "comm_up": trace.comm_up, "comm_down": trace.comm_down}
-    meta = {"info": trace.info, "wall_time": trace.wall_time, "comm_rounds": ledger.rounds(),
-            "comm_by_kind": ledger.by_kind()}
-    if alg == "AsyncKernelUCB":
+def _theory_collect(ctx: RunContext):
+    """The C1, C4–C7 cell's arrays and meta beyond the recipe's: for Async-KernelUCB the statistics of
+    the uploaded data (in the server's order) and ``logdet_k``."""
+    arrays, meta = {}, {}
+    if ctx.config["algorithm"] == "AsyncKernelUCB":
         t0 = time.perf_counter()
-        info = trace.info
-        order, n_k = upload_order(policy.rec_client, policy.rec_t, info["comm_steps"], info["comm_clients"])
-        X = np.asarray(policy.rec_x)[order] if len(order) else np.zeros((0, env.dim))
+        rec, policy, info = ctx.observers[0], ctx.policy, ctx.trace.info
+        order, n_k = upload_order(rec.rec_client, rec.rec_t, info["comm_steps"], info["comm_clients"])
+        X = np.asarray(rec.rec_x)[order] if len(order) else np.zeros((0, ctx.env.dim))
         st = uploaded_statistics(policy.kernel, X, n_k, policy.lam, with_deff=True)
         arrays["logdet_k"] = np.asarray(st.pop("logdet_k"), dtype=float)
         meta["uploaded"] = dict(st, wall_time=time.perf_counter() - t0)
-    import json
+    return arrays, meta
 
-    from ...runner import _canonical
 
-    return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
+def run_theory_cell(config: dict, seed: int, rep: int) -> dict:
+    """One run of checks C1, C4–C7 (pure function of its arguments): :func:`bandits.runner.run_regret_cell`
+    on the S5 environment (:func:`make_theory_env`); Async-KernelUCB runs are watched by a
+    :class:`ChoiceRecorder` and also return the uploaded-data statistics (:func:`_theory_collect`)."""
+    observers = (ChoiceRecorder(),) if config["algorithm"] == "AsyncKernelUCB" else ()
+    return run_regret_cell(config, seed, rep, make_env=make_theory_env, observers=observers,
+                           collect=_theory_collect)
 
 
 def _sweep(tasks, seed, n_jobs=1, backend="loky", cache_dir=None, progress=True, desc="Async theory"):
@@ -263,13 +254,19 @@ def c7_regret_growth(p: dict, **kw):
     return run_theory(p, checks=["C7"], **kw).c7
 
 
-class _ProbeAsync(_RecordingAsync):
-    """:class:`_RecordingAsync` that also records, without changing a single draw,
+class _ProbeAsync(AsyncKernelUCB):
+    """Async-KernelUCB that also records, without changing a single draw,
 
     * the RLS probability ``p_s`` and the uniform ``u_s`` of every uploaded point (the generator is
       rewound after peeking, so the algorithm draws the same numbers), for ε̂ of check C2;
     * with ``truth`` (a callable ``f``) the coverage of check C9 at every step: over the active
       client's K arms, ``r(x) = |f(x) − μ̃(x)| / σ̃(x)`` under the client's stale model.
+
+    Why a subclass and not an observer: both records need the policy at moments the loop does not
+    see. ``p_s`` and ``u_s`` exist only inside an exchange (``_exchange``, before the server's RLS
+    draw, which is peeked and rewound); the coverage is of the model the client decides with, in
+    ``select``, before that step's update may replace it. What the loop sees (the chosen contexts)
+    is recorded by a :class:`ChoiceRecorder`.
     """
 
     def __init__(self, *args, truth=None, **kwargs):
@@ -335,35 +332,25 @@ def _extra_config(p: dict, check: str, rep: int, method: str = ASYNC, D=None, q=
     return cfg
 
 
-def run_extra_cell(config: dict, seed: int, rep: int) -> dict:
-    """One run of checks C2, C3, C8, C9, C10 (pure function of its arguments, seeds as
-    :func:`bandits.runner.run_cell`), reduced inside the worker to the check's numbers."""
-    import json
-
-    from ...runner import _canonical
-
-    N, T, check = int(config["N"]), int(config["T"]), config["check"]
-    es = config["env"]
-    if es["name"] == "rkhs":
-        env = make_rkhs_env(es, config.get("env_seed", 0))
+def make_extra_env(spec: dict, env_seed: int) -> _ActivityEnv:
+    """The environment of checks C2, C3, C8–C10: the C9 RKHS function (``spec["name"] == "rkhs"``) or
+    the S5 function with ``spec["schedule"]`` (``"uniform"`` or ``"zipf:<s>"``), wrapped to record the
+    active client of every step."""
+    if spec["name"] == "rkhs":
+        env = make_rkhs_env(spec, env_seed)
     else:
-        env = make_theory_env({k: v for k, v in es.items() if k != "schedule"}, config.get("env_seed", 0))
-        if es.get("schedule", "uniform").startswith("zipf"):
-            env._sched = _ZipfSchedule(float(es["schedule"].split(":")[1]))
-    wenv = _ActivityEnv(env)
-    env_ss, alg_ss = run_seeds(seed, rep)
-    rng_env, rng_noise = (np.random.default_rng(s) for s in env_ss.spawn(2))
-    ledger = CommLedger(N, T)
-    alg = config["algorithm"]
-    params = dict(config.get("params", {}))
-    if alg == "AsyncKernelUCB":
-        kw = {"truth": env.f} if check == "C9" else {}
-        if check == "C3":
-            params["keep_client_records"] = True
-        policy = _ProbeAsync(N, T, env.dim, alg_ss, ledger, **params, **kw)
-    else:
-        policy = get_algorithm(alg)(N, T, env.dim, alg_ss, ledger, **params)
-    trace = run_regret(policy, wenv, T, N, rng_env, rng_noise)
+        env = make_theory_env({k: v for k, v in spec.items() if k != "schedule"}, env_seed)
+        if spec.get("schedule", "uniform").startswith("zipf"):
+            env._sched = _ZipfSchedule(float(spec["schedule"].split(":")[1]))
+    return _ActivityEnv(env)
+
+
+def _extra_collect(ctx: RunContext):
+    """Check C2, C3, C8, C9, C10's numbers, reduced inside the worker, in place of the recipe's arrays
+    and meta (see :func:`run_extra_cell`)."""
+    config, rep, policy, ledger, trace = ctx.config, ctx.rep, ctx.policy, ctx.ledger, ctx.trace
+    N, T, check, alg = int(config["N"]), int(config["T"]), config["check"], config["algorithm"]
+    env, wenv = ctx.env.env, ctx.env
     meta = {"R_T": float(trace.regret.sum()), "C_T": float(ledger.total_up + ledger.total_down),
             "wall_time": trace.wall_time}
     arrays = {"regret": trace.regret}
@@ -371,9 +358,10 @@ def run_extra_cell(config: dict, seed: int, rep: int) -> dict:
         info = trace.info
         meta["B"], meta["dict_size"] = int(info["n_comms"]), int(info["dict_size"])
         lam, kern = policy.lam, policy.kernel
+        rec = ctx.observers[0]
         if check == "C2":
-            order, _ = upload_order(policy.rec_client, policy.rec_t, info["comm_steps"], info["comm_clients"])
-            X = np.asarray(policy.rec_x)[order] if len(order) else np.zeros((0, env.dim))
+            order, _ = upload_order(rec.rec_client, rec.rec_t, info["comm_steps"], info["comm_clients"])
+            X = np.asarray(rec.rec_x)[order] if len(order) else np.zeros((0, env.dim))
             p_, u_ = np.asarray(policy.rec_p), np.asarray(policy.rec_u)
             w = np.where(u_ < p_, 1.0 / np.maximum(p_, 1e-300), 0.0)
             meta["eps_hat"] = _eps_hat(kern, X, w, lam)
@@ -389,10 +377,10 @@ def run_extra_cell(config: dict, seed: int, rep: int) -> dict:
             probes = sample_ball(np.random.default_rng(np.random.SeedSequence([int(rep), 3, 200])), 200, env.dim)
             mu, s2 = policy.posterior(policy.server_model, probes)
             arrays["probe_mu"], arrays["probe_s2"] = mu, s2
-            arrays["choices"] = np.asarray(policy.rec_x)
+            arrays["choices"] = np.asarray(rec.rec_x)
         if check == "C8":
             probes = sample_ball(np.random.default_rng(np.random.SeedSequence([int(rep), 8, 200])), 200, env.dim)
-            st = _staleness(kern, policy.rec_x, policy.rec_client, policy.rec_t, info, lam, probes)
+            st = _staleness(kern, rec.rec_x, rec.rec_client, rec.rec_t, info, lam, probes)
             arrays["lemma_ratio"], arrays["client_ratio"] = st["lemma"], st["client"]
         if check == "C9":
             arrays["cov_max"] = np.asarray(policy.cov_max)
@@ -415,7 +403,40 @@ def run_extra_cell(config: dict, seed: int, rep: int) -> dict:
         arrays["participants"] = np.asarray(parts, dtype=np.int64)
         arrays["max_absence"] = np.asarray(absent, dtype=np.int64)
         arrays["activity"] = np.bincount(act, minlength=N)
-    return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
+    return arrays, meta
+
+
+def run_extra_cell(config: dict, seed: int, rep: int) -> dict:
+    """One run of checks C2, C3, C8, C9, C10 (pure function of its arguments):
+    :func:`bandits.runner.run_regret_cell` on :func:`make_extra_env`, Async-KernelUCB as
+    :class:`_ProbeAsync` (with ``keep_client_records`` for C3 and the reward function for C9's
+    coverage) watched by a :class:`ChoiceRecorder`; the result is reduced inside the worker to the
+    check's numbers (:func:`_extra_collect`): arrays ``regret`` and the check's, meta ``R_T``,
+    ``C_T``, ``wall_time`` and the check's (the recipe's other arrays and meta are left out)."""
+    check, is_async = config["check"], config["algorithm"] == "AsyncKernelUCB"
+    made = {}
+
+    def make_env(spec, env_seed):
+        made["env"] = make_extra_env(spec, env_seed)
+        return made["env"]
+
+    def probe(N, T, dim, alg_ss, ledger, **params):
+        kw = {"truth": made["env"].f} if check == "C9" else {}
+        if check == "C3":
+            params["keep_client_records"] = True
+        return _ProbeAsync(N, T, dim, alg_ss, ledger, **params, **kw)
+
+    kept = {}
+
+    def collect(ctx):
+        arrays, meta = _extra_collect(ctx)
+        kept["arrays"], kept["meta"] = set(arrays), set(meta)
+        return arrays, meta
+
+    res = run_regret_cell(config, seed, rep, make_env=make_env, policy_class=probe if is_async else None,
+                          observers=(ChoiceRecorder(),) if is_async else (), collect=collect)
+    return {"arrays": {k: v for k, v in res["arrays"].items() if k in kept["arrays"]},
+            "meta": {k: v for k, v in res["meta"].items() if k in kept["meta"]}}
 
 
 @dataclass
