@@ -274,3 +274,18 @@ def test_extra_parameter_errors():
         at.theory_params("quick", extra_checks=["C99"])
     with pytest.raises(ParameterError, match="c9_delta"):
         at.theory_params("quick", c9_delta=2.0)
+
+
+def test_theory_package_imports_in_one_direction():
+    """setting <- maths <- runs <- claims <- plots: a module imports only the ones before it (issue 22:
+    no circle, no module ``__getattr__``)."""
+    import ast
+    from pathlib import Path
+
+    order = ["setting", "maths", "runs", "claims", "plots"]
+    root = Path(at.__file__).parent
+    for i, name in enumerate(order):
+        tree = ast.parse((root / f"{name}.py").read_text())
+        used = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1}
+        assert used <= set(order[:i]), (name, used)
+        assert not any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body)
