@@ -43,8 +43,8 @@
 #   (`ablations=True`) add 200 runs.
 #
 # The paper leaves T, the noise, the contexts, the reward construction, η and the graph sampler unstated;
-# our choices are listed in `bandits/experiments/coop_kernelucb.py` and `bandits/envs/coop.py`
-# (spec `coop-kernelucb.md` §4, §7). The SNAP graphs are read from `$BANDITS_DATA_DIR` (`make data`).
+# our choices are listed in `bandits/experiments/coop_kernelucb.py` and `bandits/envs/coop.py`.
+# The SNAP graphs are read from `$BANDITS_DATA_DIR` (`make data`).
 
 # %% tags=["parameters"]
 # parameters
@@ -63,7 +63,7 @@ T_linear = None         # None: the mode's value (quick 120, full 1000)
 T_rbf = None            # None: the mode's value (quick 100, full 1000)
 r_limit_rbf = None      # rank cap of the estimated K_z on the paper's RBF-row curves; None: no cap (both modes; the safeguard keeps ≥ 95 % of each agent's own variance)
 rank_cap_ablation = None  # the RBF-row ablation: Coop, Eager, Dist with the rank of K_z capped at this (dashed); None: the mode's value (full 4, quick 0: off)
-cluster_mode = None     # clusters of the agents: None: "mis_star" (Dist's stars, spec §7 item 5) or "clique_cover" (Coop's cliques)
+cluster_mode = None     # clusters of the agents: None: "mis_star" (Dist's stars, our reading of §5) or "clique_cover" (Coop's cliques)
 ablations = False       # True adds the dashed curves not in the paper (oracle K_z on both rows, Eager with σ_z 0.5 on the RBF row)
 
 # %%
@@ -101,7 +101,7 @@ save_figure(fig, out_dir, "fig1")
 # `cover` is the greedy clique cover of G_γ (Coop-KernelUCB's cliques; an upper bound on χ̄(G_γ)),
 # `centres` the greedy maximal weighted independent set (Dist-KernelUCB; a lower bound on α(G_γ)),
 # `cluster_sizes` the agent clusters of the bandit (stars around the centres, the largest split until
-# there are at least two: spec §4.2, §7 item 5).
+# there are at least two; our reading of §5's clusters "given by the independent sets" of G_γ).
 
 # %%
 ex.panel_table(res)

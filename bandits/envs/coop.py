@@ -2,19 +2,19 @@ r"""Environments of the cooperative kernel bandit paper (Dubey & Pentland, ICML 
 
 ``V`` agents on a graph; every round *all* agents act, each on its own decision set of ``K = 8`` fresh
 contexts in ``R^d`` (``d = 10``), and receive ``y = f_v(x) + ε`` with ``f_v(x) = F(x, z_v)`` and
-``ε ~ N(0, R²)`` (``R = 0.1``; the paper states no noise law or level: spec §1.1, [inferred]). Regret is
+``ε ~ N(0, R²)`` (``R = 0.1``; the paper states no noise law or level: a choice of this package). Regret is
 measured against each agent's best arm in its own decision set.
 
 The paper states only ``V = 200``, 8 contexts, ``d = 10`` and the two kernel setups; every other
-choice below is the spec's [inferred] default (``coop-kernelucb.md`` §4.2), each a config option:
+choice below is a choice of this package where the paper is silent, each a config option:
 
 **Setup 1 (``setup="linear"``): linear ``K_x``, clustered ``K_z``.** The paper: "``K_z`` is a clustering
 of the agents given by the independent sets of the γ-th power of ``G``". Read literally (colour classes
-of ``G_γ``: mutually far-apart agents) no agent would ever receive same-cluster data, so (spec §7 item 5)
-the clusters are the stars ``{c} ∪ π(c)`` around Dist-KernelUCB's central agents (``cluster_mode=
+of ``G_γ``: mutually far-apart agents) no agent would ever receive same-cluster data, contradicting §5's
+"network connectivity and task similarity are correlated", so (our reading) the clusters are the stars ``{c} ∪ π(c)`` around Dist-KernelUCB's central agents (``cluster_mode=
 "mis_star"``); ``"clique_cover"`` (cliques of ``G_γ``), ``"coloring"`` (the literal reading: greedy colour
 classes of ``G_γ``) and ``"equal"`` (``n_clusters`` equal blocks of node ids, for the heterogeneity check
-C4) are options. With ``min_clusters`` (default 2, spec §9.2) the largest cluster is split in two by BFS
+C4) are options. With ``min_clusters`` (default 2, a choice of this package) the largest cluster is split in two by BFS
 order from its centre until there are that many (a BFS sample of a SNAP graph often has a single
 centre, which would make the panel fully cooperative). True ``K_z(u, v) = 1{cluster(u) = cluster(v)}``.
 
@@ -34,7 +34,7 @@ the context laws. Our choice (issue 29):
   setup 1 (``z_mode="cluster"``; ``"iid"``: ``z_v ~ Uniform(S^{d−1})``): true ``K_z`` ≈ 0.87 within a
   cluster, 0.06 across (ER(200, 0.7));
 * ``K_x(x, x') = exp(−‖x − x'‖²/(2ℓ_x²))``, ``K_z(z, z') = exp(−‖z − z'‖²/(2ℓ_z²))`` with ``ℓ_x = 2``,
-  ``ℓ_z = 0.5`` (the spec's pilot values) or, with ``"random"``, ``ℓ ~ Uniform[0.5, 2]`` drawn from the
+  ``ℓ_z = 0.5`` (values of this package's pilot runs) or, with ``"random"``, ``ℓ ~ Uniform[0.5, 2]`` drawn from the
   environment seed;
 * contexts ``x = normalise(ω z_v + ξ)``, ``ξ ~ N(0, I/d)``, ``ω = 1``: agent ``v``'s context law is
   centred on its own ``z_v``, so that the MMD in ``H_{K_x}`` at the paper's ``σ_z = 1`` separates
@@ -170,8 +170,7 @@ def split_clusters(labels: np.ndarray, network: gr.Network, min_clusters: int) -
 
     The members of the cluster are ordered by hop distance from its anchor (its central agent if it
     holds one, else its smallest id; unreachable last), then id: the first ``⌈n/2⌉`` keep the label, the
-    rest get a new one (spec §4.2 "split the largest star clusters by BFS order"; the halving rule
-    is ours). Labels are renumbered ``0..`` in order of first appearance.
+    rest get a new one (a choice of this package, as is the halving rule). Labels are renumbered ``0..`` in order of first appearance.
     """
     labels = np.asarray(labels, dtype=np.int64).copy()
     V = labels.size
@@ -303,7 +302,7 @@ class CoopEnv:
 
 @dataclass
 class CoopFixedArmEnv(FiniteDomainEnv):
-    """Fully-cooperative fixed-arm environment (Theorem 2; spec §4.2): one fixed arm set shared by all
+    """Fully-cooperative fixed-arm environment (Theorem 2; §4, "Fully-Cooperative Setting"): one fixed arm set shared by all
     agents and rounds, identical ``f`` for every agent (``K_z ≡ 1``), every agent active each round.
 
     Extra attributes: ``network`` (public), ``kz_true`` (hidden, all ones), ``kernel_x`` (public),

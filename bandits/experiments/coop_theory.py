@@ -1,15 +1,16 @@
-r"""Coop-KernelUCB (Dubey & Pentland, ICML 2020): empirical checks of the theory (spec §5.6, C1–C10).
+r"""Coop-KernelUCB (Dubey & Pentland, ICML 2020): empirical checks of the theory (C1–C10, this package's checks of
+Theorems 1–2, Corollary 1, Lemmas 2–4 and Remark 5).
 
 Each check is fixed before the runs: its quoted statement, the quantity, the threshold and the
 interval method. Regret checks use per-agent regret ``R̂(T) = R_G(T)/V`` with the **oracle** ``K_z``
-(Theorems 1–2 and Corollary 1 assume ``K_z`` known, spec §7 item 20), linear ``K_x``, η = 1, λ = 1,
+(Theorems 1–2 and Corollary 1 assume ``K_z`` known), linear ``K_x``, η = 1, λ = 1,
 noise ``N(0, 0.1²)`` and the environments of :mod:`bandits.envs.coop` (setup 1 contexts; one cluster
 unless the check varies it). Run ``r`` of every method and configuration shares its context and noise
 streams (common random numbers; :func:`bandits.runner.run_seeds`) and its bandit (``env_seed = r``).
 
 * **C1** (Theorem 1 / Cor. 1 with ``χ̄ = 1``): complete graph, one cluster, ``V`` on a grid: the
   log–log slope of the cooperative ``R̂(T)`` against ``V`` (fitted for ``V ≥ 4``) lies in
-  ``[−0.7, −0.4]`` (``−0.5`` up to log factors; spec's tolerance), independent LinUCB's in
+  ``[−0.7, −0.4]`` (``−0.5`` up to log factors; our tolerance), independent LinUCB's in
   ``[−0.1, 0.1]``. On a complete graph ``C(v) = N_1(v) = 𝒱``, so Coop- and Eager-KernelUCB keep the same
   data and are the same algorithm; Eager is run (its runs also feed C9), Dist separately.
 * **C2** (Theorem 1, ``√χ̄(G_γ)``): path graph ``V = 32``, one cluster, ``γ`` on a grid
@@ -29,7 +30,8 @@ streams (common random numbers; :func:`bandits.runner.run_seeds`) and its bandit
   ``B = sup K = 1``): (a) in Coop-KernelUCB runs (oracle ``K_z ≡ 1``, path graph ``c6_V``, ``γ`` in
   ``c6_gammas``) the left side is recomputed from the agents' chosen contexts with each agent's own
   visibility (``s ≤ t − τ(u,v)``, sources in its clique; primal form ``σ² = λ xᵀA⁻¹x``,
-  ``A = λI + Σ x xᵀ``), and for every clique LHS ≤ RHS; (b) the adversarial probe (spec §7 item 9):
+  ``A = λI + Σ x xᵀ``), and for every clique LHS ≤ RHS; (b) the adversarial probe (step (15) of the proof bounds
+the variance at ``x̃_{v,t}`` by one at another point, ``x̃_{v,t−γ}``):
   the lemma is stated for any actions, so take a clique of ``m = probe_m`` agents on a complete graph
   (``γ = 1``) that all pick the same **new** basis direction of ``R^{probe_D}`` every round — each
   ``σ² = 1``, LHS ``= D m``, RHS ``= m + D log(1 + m)`` — the check records whether the stated bound
@@ -55,7 +57,7 @@ streams (common random numbers; :func:`bandits.runner.run_seeds`) and its bandit
   Coop's accepted deliveries equal ``Σ_t #{(u,v) same clique, 1 ≤ d(u,v) ≤ min(γ, t+1)}``.
 
 Choices where the paper is silent: those of Figure 1 (:mod:`bandits.experiments.coop_kernelucb`),
-plus the grids, horizons and thresholds above (from the spec §5.6 where it gives them).
+plus the grids, horizons and thresholds above (ours: the paper states no empirical check).
 """
 from __future__ import annotations
 
@@ -300,7 +302,7 @@ def c7_lemma4(p: dict, seed: int = 0):
 
 
 def mmd_closed_form(means: np.ndarray, s: float, ell: float) -> np.ndarray:
-    """``(n, n)`` MMD (unsquared) between ``N(m_u, s²I_d)`` laws under ``exp(−‖x−x'‖²/(2ℓ²))`` (spec C8)."""
+    """``(n, n)`` MMD (unsquared) between ``N(m_u, s²I_d)`` laws under ``exp(−‖x−x'‖²/(2ℓ²))`` (check C8)."""
     d = means.shape[1]
     c = (ell**2 / (ell**2 + 2 * s**2)) ** (d / 2)
     sq = ((means[:, None, :] - means[None, :, :]) ** 2).sum(-1)
@@ -425,7 +427,7 @@ def theory_claims(res: TheoryResults, level: float = 0.95, method: str | None = 
     p, runs, n = res.params, res.runs, res.params["n_runs"]
     out = []
     small = dict(cause="setting", cause_note="the theorem is asymptotic (Õ, log factors); our grids, horizons and "
-                 "thresholds are small-size readings of it (spec §5.6)")
+                 "thresholds are small-size readings of it (ours)")
 
     # C1 ------------------------------------------------------------------------------------------
     def slope(check, method, lo, hi, label, xmin=None):
@@ -527,10 +529,10 @@ def theory_claims(res: TheoryResults, level: float = 0.95, method: str | None = 
                      f"{worst.lhs:.3g} vs {worst.rhs:.3g}); {len(runs6)} cliques × runs",
                      verdict="PASS" if bool((runs6.lhs <= runs6.rhs).all()) else "FAIL", effect=float(worst.ratio),
                      quote="paraphrase", source="Lemma 3", cause="paper",
-                     cause_note="the proof's step (15) evaluates σ at the wrong point (spec §7 item 9); the probe "
+                     cause_note="the proof's step (15) evaluates σ at the wrong point (x̃_(v,t−γ) for x̃_(v,t)); the probe "
                      "below is a counterexample to the statement"))
     pr = c6[c6.kind == "adversarial probe"].iloc[0]
-    out.append(Claim("C6-lemma3-probe", q6, f"adversarial sequence (spec §7 item 9; the lemma is stated for any "
+    out.append(Claim("C6-lemma3-probe", q6, f"adversarial sequence (the proof's step (15) gap; the lemma is stated for any "
                      f"actions): complete graph, γ = 1, |C| = {p['probe_m']} agents all choosing the same new basis "
                      f"direction of R^{p['probe_D']} each round: LHS ≤ RHS",
                      f"LHS {pr.lhs:.3g} vs RHS {pr.rhs:.3g} (ratio {pr.ratio:.3g})",
