@@ -11,8 +11,7 @@ while the dual system is the smaller one)::
 * ``path="dual"``: the exact dual above, rebuilt from the raw visible observations every round
   (Cholesky of ``K + λI``; O(n³)). The reference for small graphs. (The paper's incremental
   Schur update of Alg. 1 l.24–31 is only valid between ``K̂_z`` refreshes, though Remark 4 says it
-  applies when ``K_z`` is approximated online; the
-  reference recomputes from scratch, which is simpler and exact.)
+  applies when ``K_z`` is approximated online; the reference recomputes from scratch, which is simpler and exact.)
 """
 from __future__ import annotations
 

@@ -37,7 +37,9 @@ __all__ = ["NetworkKernelUCB"]
 
 
 class NetworkKernelUCB(NetworkKernelFactor, PrimalSolver, DualSolver, Policy):
-    """The shared engine of every method of this module (see the module docstring).
+    """The shared engine of every method of :mod:`bandits.algorithms.coop_kernel_ucb` (its module docstring
+    describes the algorithm; this module's, the parts). The settings are checked once by
+    :class:`~bandits.algorithms.coop_config.CoopConfig` (kept as ``self.config``).
 
     Args:
         n_agents, horizon, dim, seed, ledger: as :class:`bandits.sim.Policy`.
@@ -59,15 +61,16 @@ class NetworkKernelUCB(NetworkKernelFactor, PrimalSolver, DualSolver, Policy):
             path only).
         r_max, rank_tol, min_var, r_limit: truncation of ``K̂_z`` (``r_max=None``: numerical rank).
         dual_when_smaller: on the primal path, solve a model in dual form with ``W̃ = L Lᵀ`` while it
-            has fewer visible observations than features (module docstring).
+            has fewer visible observations than features (:mod:`bandits.algorithms.coop_primal`).
         share_models: compute one model per group of agents with identical ``(Accept_v, τ(·, v))``
-            (primal path; module docstring).
-        truncation: ``"raise"`` (default; :mod:`bandits.algorithms.coop_kz`: raise ``r`` until ``‖L_v‖² ≥ min_var·W_vv``, at most
-            ``r_limit``) or ``"own_residual"`` (keep ``r ≤ r_max``/``r_limit`` and add the agent's own
-            residual column, module docstring).
+            (primal path; :mod:`bandits.algorithms.coop_primal`).
+        truncation: ``"raise"`` (default: raise ``r`` until ``‖L_v‖² ≥ min_var·W_vv``, at most ``r_limit``)
+            or ``"own_residual"`` (keep ``r ≤ r_max``/``r_limit`` and add the agent's own residual column);
+            :mod:`bandits.algorithms.coop_kz`.
         kz_every: ``K̂_z`` refresh period (rounds).
         kz_min_samples: with ``kz="mmd"``, a source enters an agent's ``K̂_z`` (and so its model) once
-            this many of its samples are visible to the agent (default 1: the paper's algorithm).
+            this many of its samples are visible to the agent (default 1: the paper's algorithm;
+            :mod:`bandits.algorithms.coop_kz`).
         extra_delay: 0 or 1 (:mod:`bandits.network`).
         path: ``"primal"`` | ``"dual"``.
         chunk: agents per batch (``None``: automatic by memory; 1: per-agent loop).

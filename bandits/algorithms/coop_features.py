@@ -11,7 +11,8 @@ r"""Coop-KernelUCB's feature maps and MMD (Dubey & Pentland, ICML 2020, §3.3, E
 Both maps are drawn **once per run** from a key of the run's algorithm seed that does not depend on
 the method (:func:`method_seed`: ``SeedSequence(entropy, spawn_key + (crc32("coop-rff"),))``), so every
 RBF-row method of a run uses the same map (a choice of this package: the paper does not say how the
-methods' maps relate).
+methods' maps relate). Exact-RBF dual runs (``features="exact"``, ``path="dual"`` only) measure the
+floor a finite map leaves at small sizes.
 """
 from __future__ import annotations
 
