@@ -51,16 +51,12 @@ protocols = None        # None: ["sync", "async"]
 n_runs = None           # None: the mode's value
 
 # %%
-from bandits.runner import resolve_scheduler
-from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance)
+from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import arena as ex
 
-validate_common(mode, seed, n_jobs, backend, out, datasets=["magic", "shuttle"])
-resolve_scheduler(scheduler, backend)
+out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
+                         scheduler=scheduler, datasets=["magic", "shuttle"])   # every parameter checked first
 params = ex.arena_params(mode, envs=envs, protocols=protocols, n_runs=n_runs)
-out_dir = resolve_out(out)
-out_dir.mkdir(parents=True, exist_ok=True)
 {k: v for k, v in params.items() if k != "grids"}
 
 # %% [markdown]
@@ -121,7 +117,6 @@ ex.budget_winners(res)
 # %%
 # NBVAL_CHECK_OUTPUT
 claims = ex.arena_claims(res)
-write_claims(claims, out_dir, {"paper": "arena (issue 12)", "mode": mode})
-write_provenance({k: v for k, v in params.items()}, seed, out_dir,
-                 {"notebook": "arena.ipynb", "mode": mode, "n_jobs": n_jobs, "backend": backend})
-print(claims_table(claims))
+finish_notebook(claims, {k: v for k, v in params.items()}, seed=seed, out_dir=out_dir,
+                notebook="arena.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
+                about={"paper": "arena (issue 12)"})

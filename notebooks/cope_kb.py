@@ -65,17 +65,13 @@ constants = "practical" # sample-size constant of every RAGE-family method: "pra
 # %%
 import numpy as np
 import pandas as pd
-from bandits.runner import resolve_scheduler
-from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance, CSV_FLOAT_FORMAT)
+from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, CSV_FLOAT_FORMAT
 from bandits.experiments import cope_kb as ex
 from bandits.plotting import save_figure
 
-validate_common(mode, seed, n_jobs, backend, out)
-resolve_scheduler(scheduler, backend)   # validated; every dask sweep below then uses that cluster
+out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
+                         scheduler=scheduler)   # every parameter checked first
 params = ex.cope_params(mode, constants=constants)
-out_dir = resolve_out(out)
-out_dir.mkdir(parents=True, exist_ok=True)
 kw = dict(seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())
 params
 
@@ -179,7 +175,6 @@ s2[s2.method.str.startswith("CoKernel") | (s2.method == "IndRAGE")].pivot_table(
 # %%
 # NBVAL_CHECK_OUTPUT
 claims = ex.fc_claims(fc, params) + ex.fb_claims(fb, params) + ex.run_claims(fc, fb, params)
-write_claims(claims, out_dir, {"paper": "CoPE-KB", "figures": "1-3 and the checks on their runs", "mode": mode})
-write_provenance(params, seed, out_dir, {"notebook": "cope_kb.ipynb", "mode": mode, "n_jobs": n_jobs,
-                 "backend": backend})
-print(claims_table(claims))
+finish_notebook(claims, params, seed=seed, out_dir=out_dir,
+                notebook="cope_kb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
+                about={"paper": "CoPE-KB", "figures": "1-3 and the checks on their runs"})

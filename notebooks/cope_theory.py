@@ -56,20 +56,16 @@ cache_dir = None
 
 # %%
 import pandas as pd
-from bandits.runner import resolve_scheduler
-from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance, CSV_FLOAT_FORMAT)
+from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, CSV_FLOAT_FORMAT
 from bandits.experiments import cope_kb as ex
 from bandits.experiments import cope_theory as ct
 from bandits.plotting import save_figure
 
-validate_common(mode, seed, n_jobs, backend, out)
-resolve_scheduler(scheduler, backend)   # validated; every dask sweep below then uses that cluster
+out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
+                         scheduler=scheduler)   # every parameter checked first
 params = ex.cope_params(mode)
 tparams = ex.theory_params(mode)
 ttp = ct.cope_theory_params(mode)
-out_dir = resolve_out(out)
-out_dir.mkdir(parents=True, exist_ok=True)
 kw = dict(seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())
 tparams
 
@@ -119,8 +115,6 @@ c9.groupby(["ell_z", "method"]).agg(S=("S", "mean"), rounds=("rounds", "mean"), 
 # NBVAL_CHECK_OUTPUT
 claims = (ex.theory_claims(c1, c2, params, tparams, c6) + ct.c7_claims(c7) + ct.peace_claims(pw)
           + ct.c9_claims(c9, ttp))
-write_claims(claims, out_dir, {"paper": "CoPE-KB", "figures": "theorem checks (C1, C2, C6, C7, Peace width, C9)",
-                               "mode": mode})
-write_provenance(dict(params, theory=tparams, theory13=ttp), seed, out_dir, {"notebook": "cope_theory.ipynb",
-                 "mode": mode, "n_jobs": n_jobs, "backend": backend})
-print(claims_table(claims))
+finish_notebook(claims, dict(params, theory=tparams, theory13=ttp), seed=seed, out_dir=out_dir,
+                notebook="cope_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
+                about={"paper": "CoPE-KB", "figures": "theorem checks (C1, C2, C6, C7, Peace width, C9)"})

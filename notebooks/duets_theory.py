@@ -38,18 +38,14 @@ out = "results/quick/duets_theory"
 cache_dir = None
 
 # %%
-from bandits.runner import resolve_scheduler
-from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance, loglog_slope)
+from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, loglog_slope
 from bandits.experiments import duets_theory as th
 from bandits.plotting import setup_style, save_figure
 import numpy as np
 
-validate_common(mode, seed, n_jobs, backend, out)
-resolve_scheduler(scheduler, backend)   # validated; every dask sweep below then uses that cluster
+out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
+                         scheduler=scheduler)   # every parameter checked first
 params = th.theory_params(mode)
-out_dir = resolve_out(out)
-out_dir.mkdir(parents=True, exist_ok=True)
 runs, epochs = th.run_theory(params, seed=seed, n_jobs=n_jobs, backend=backend,
                              cache_dir=cache_dir or default_cache_dir())
 e3 = th.e3_variance_decay(params, seed)
@@ -149,7 +145,6 @@ save_figure(fig, out_dir, "e8_superposition")
 # %%
 # NBVAL_CHECK_OUTPUT
 claims = th.theory_claims(runs, epochs, e3, e4, e6, e8=e8)
-write_claims(claims, out_dir, {"paper": "DUETS", "figure": "theory checks", "mode": mode})
-write_provenance(params, seed, out_dir, {"notebook": "duets_theory.ipynb", "mode": mode,
-                                         "n_jobs": n_jobs, "backend": backend})
-print(claims_table(claims))
+finish_notebook(claims, params, seed=seed, out_dir=out_dir,
+                notebook="duets_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
+                about={"paper": "DUETS", "figure": "theory checks"})
