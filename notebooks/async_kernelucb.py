@@ -62,17 +62,13 @@ heavy_runs = None       # None: the mode's default ({"OneKernelUCB": 5} in full 
 # %%
 import numpy as np
 import pandas as pd
-from bandits.runner import resolve_scheduler
-from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance, write_results_csv)
+from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, write_results_csv
 from bandits.experiments import async_kernelucb as ex
 from bandits.plotting import save_figure
 
-validate_common(mode, seed, n_jobs, backend, out, datasets=["magic", "mushroom", "movielens", "yelp"])
-resolve_scheduler(scheduler, backend)   # validated; every dask sweep below then uses that cluster
+out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
+                         scheduler=scheduler, datasets=["magic", "mushroom", "movielens", "yelp"])   # every parameter checked first
 params = ex.async_params(mode, envs=envs, heavy_runs=heavy_runs)
-out_dir = resolve_out(out)
-out_dir.mkdir(parents=True, exist_ok=True)
 params
 
 # %% [markdown]
@@ -178,7 +174,6 @@ gsens.round(2)
 # %%
 # NBVAL_CHECK_OUTPUT
 claims = ex.fig2_claims(res)
-write_claims(claims, out_dir, {"paper": "Async-KernelUCB", "figure": "2", "mode": mode})
-write_provenance(params, seed, out_dir, {"notebook": "async_kernelucb.ipynb", "mode": mode,
-                 "n_jobs": n_jobs, "backend": backend})
-print(claims_table(claims))
+finish_notebook(claims, params, seed=seed, out_dir=out_dir,
+                notebook="async_kernelucb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
+                about={"paper": "Async-KernelUCB", "figure": "2"})

@@ -42,17 +42,13 @@ cache_dir = None
 
 # %%
 import pandas as pd
-from bandits.runner import resolve_scheduler
-from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance)
+from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import async_theory as th
 from bandits.plotting import save_figure
 
-validate_common(mode, seed, n_jobs, backend, out)
-resolve_scheduler(scheduler, backend)   # validated; every dask sweep below then uses that cluster
+out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
+                         scheduler=scheduler)   # every parameter checked first
 params = th.theory_params(mode)
-out_dir = resolve_out(out)
-out_dir.mkdir(parents=True, exist_ok=True)
 res = th.run_theory(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())
 parts = [getattr(res, k).assign(check=k) for k in ("c1", "c4", "c5", "c6", "c7") if getattr(res, k) is not None]
 pd.concat(parts, ignore_index=True).to_csv(out_dir / "results.csv", index=False)
@@ -108,7 +104,6 @@ save_figure(th.plot_extra(ext), out_dir, "c2_c8_c9_c10")
 # %%
 # NBVAL_CHECK_OUTPUT
 claims = th.theory_claims(res) + th.extra_claims(ext)
-write_claims(claims, out_dir, {"paper": "Async-KernelUCB", "figure": "theory checks", "mode": mode})
-write_provenance(params, seed, out_dir, {"notebook": "async_theory.ipynb", "mode": mode, "n_jobs": n_jobs,
-                 "backend": backend})
-print(claims_table(claims))
+finish_notebook(claims, params, seed=seed, out_dir=out_dir,
+                notebook="async_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
+                about={"paper": "Async-KernelUCB", "figure": "theory checks"})

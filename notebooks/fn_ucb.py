@@ -73,14 +73,12 @@ official = None         # None: run the official code's training beside App. E's
 device = "cpu"          # torch device of the networks: "cpu" (the tested default; the committed figures), "cuda", or "auto" (CUDA when torch sees a GPU)
 
 # %%
-from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance, write_results_csv)
+from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, write_results_csv
 from bandits.experiments import fn_ucb as ex
 
-validate_common(mode, seed, n_jobs, backend, out, datasets=["shuttle", "magic"])
+out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
+                         scheduler=None, datasets=["shuttle", "magic"])   # every parameter checked first
 params = ex.fn_params(mode, figures=figures, n_runs=n_runs, T=T, official=official, device=device)
-out_dir = resolve_out(out)
-out_dir.mkdir(parents=True, exist_ok=True)
 print("figure groups not run in this mode:", ex.not_run(params) or "none")
 params
 
@@ -159,7 +157,6 @@ ex.released_table(res).round(1)
 # %%
 # NBVAL_CHECK_OUTPUT
 claims = ex.fn_claims(res)
-write_claims(claims, out_dir, {"paper": "FN-UCB", "figures": params["figures"], "mode": mode})
-write_provenance(params, seed, out_dir, {"notebook": "fn_ucb.ipynb", "mode": mode, "n_jobs": n_jobs,
-                                         "backend": backend})
-print(claims_table(claims))
+finish_notebook(claims, params, seed=seed, out_dir=out_dir,
+                notebook="fn_ucb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
+                about={"paper": "FN-UCB", "figures": params["figures"]})

@@ -57,17 +57,13 @@ cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 device = "cpu"          # torch device of the networks: "cpu" (the tested default), "cuda", or "auto" (CUDA when torch sees a GPU)
 
 # %%
-from bandits.runner import resolve_scheduler
-from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance)
+from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import fn_ucb_theory as th
 from bandits.plotting import save_figure
 
-validate_common(mode, seed, n_jobs, backend, out)
-resolve_scheduler(scheduler, backend)
+out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
+                         scheduler=scheduler)   # every parameter checked first
 params = th.theory_params(mode, device=device)
-out_dir = resolve_out(out)
-out_dir.mkdir(parents=True, exist_ok=True)
 res = th.run_theory(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())
 print(f"{res.n_computed} runs computed, {res.n_cached} loaded from the cache")
 res.runs.to_csv(out_dir / "results.csv", index=False)     # one row per check and run
@@ -120,7 +116,6 @@ for k, v in th.NOT_DONE.items():
 # %%
 # NBVAL_CHECK_OUTPUT
 claims = th.theory_claims(res)
-write_claims(claims, out_dir, {"paper": "FN-UCB", "figure": "theory checks", "mode": mode})
-write_provenance(params, seed, out_dir, {"notebook": "fn_ucb_theory.ipynb", "mode": mode, "n_jobs": n_jobs,
-                                         "backend": backend})
-print(claims_table(claims))
+finish_notebook(claims, params, seed=seed, out_dir=out_dir,
+                notebook="fn_ucb_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
+                about={"paper": "FN-UCB", "figure": "theory checks"})
