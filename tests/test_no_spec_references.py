@@ -58,8 +58,6 @@ ALLOW: dict[str, int] = {
     "bandits/experiments/fn_ucb_theory.py": 20,
     "bandits/neural.py": 3,
     "notebooks/async_theory.ipynb": 10,
-    "notebooks/coop_kernelucb.ipynb": 22,
-    "notebooks/coop_theory.ipynb": 10,
     "notebooks/fn_ucb.ipynb": 4,
     "notebooks/fn_ucb.py": 2,
     "notebooks/fn_ucb_theory.ipynb": 25,
