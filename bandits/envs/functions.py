@@ -660,7 +660,7 @@ FUNCTIONS: dict[str, FunctionSpec] = _Registry(
             lengthscale=0.2,
             fstar=BRANIN_FSTAR,
             argmax=BRANIN_ARGMAX,
-            description="negated Picheny-rescaled Branin on [0,1]^2; DUETS spec §4.2",
+            description="negated Picheny-rescaled Branin on [0,1]^2 (DUETS §5; the exact form is the authors' code's)",
             _factory=_make_branin,
         ),
         "hartmann4": FunctionSpec(
@@ -670,7 +670,7 @@ FUNCTIONS: dict[str, FunctionSpec] = _Registry(
             lengthscale=1.0,
             fstar=HARTMANN4_FSTAR,
             argmax=HARTMANN4_ARGMAX,
-            description="Hartmann-4D raw sum on [0,1]^4 (maximise); DUETS spec §4.2",
+            description="Hartmann-4D raw sum on [0,1]^4, maximised (DUETS §5; the form is the authors' code's)",
             _factory=_make_hartmann4,
         ),
         "rkhs2d": FunctionSpec(
@@ -680,7 +680,7 @@ FUNCTIONS: dict[str, FunctionSpec] = _Registry(
             lengthscale=0.5,
             fstar=None,
             argmax=None,
-            description="Σ_{i≤20} a_i k(x, c_i), ‖f‖_H = 5, ℓ = 0.5; DUETS spec §5.2",
+            description="Σ_{i≤20} a_i k(x, c_i), ‖f‖_H = 5, ℓ = 0.5 (an RKHS member for the DUETS theory checks; a choice of this package)",
             _factory=_make_rkhs2d,
         ),
         "f1": FunctionSpec(

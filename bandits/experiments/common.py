@@ -248,7 +248,7 @@ class Claim:
     """
 
     id: str
-    claim: str  # quoted from the paper (or the spec's restatement, marked as such)
+    claim: str  # the paper's words (quote="verbatim") or the package's paraphrase (quote="paraphrase")
     check: str  # what the code tests, in words, with its threshold
     value: str  # the measured number(s), rounded
     passed: bool | None = None
