@@ -69,19 +69,15 @@ ablations = False       # True adds the dashed curves not in the paper (oracle K
 # %%
 import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")   # tiny per-agent matrices: threaded BLAS only slows them down
-from bandits.runner import resolve_scheduler
-from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance, write_results_csv)
+from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, write_results_csv
 from bandits.experiments import coop_kernelucb as ex
 from bandits.plotting import save_figure
 
-validate_common(mode, seed, n_jobs, backend, out, datasets=["ego-facebook", "twitch", "as-733"])
-resolve_scheduler(scheduler, backend)   # validated; every dask sweep below then uses that cluster
+out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
+                         scheduler=scheduler, datasets=["ego-facebook", "twitch", "as-733"])   # every parameter checked first
 params = ex.fig1_params(mode, n_runs=n_runs, graphs=graphs, rows=rows, V=V, T_linear=T_linear, T_rbf=T_rbf,
                         r_limit_rbf=r_limit_rbf, rank_cap_ablation=rank_cap_ablation, cluster_mode=cluster_mode,
                         ablations=ablations)
-out_dir = resolve_out(out)
-out_dir.mkdir(parents=True, exist_ok=True)
 params
 
 # %% [markdown]
@@ -152,8 +148,6 @@ t.pivot(index=["row", "method"], columns="graph", values="mean")
 # %%
 # NBVAL_CHECK_OUTPUT
 claims = ex.fig1_claims(res)
-write_claims(claims, out_dir, {"paper": "Coop-KernelUCB", "figure": "1", "mode": mode,
-                               "n_runs": params["n_runs"], "paper_runs": ex.PAPER_RUNS})
-write_provenance(params, seed, out_dir, {"notebook": "coop_kernelucb.ipynb", "mode": mode, "n_jobs": n_jobs,
-                                         "backend": backend})
-print(claims_table(claims))
+finish_notebook(claims, params, seed=seed, out_dir=out_dir,
+                notebook="coop_kernelucb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
+                about={"paper": "Coop-KernelUCB", "figure": "1", "n_runs": params["n_runs"], "paper_runs": ex.PAPER_RUNS})

@@ -48,17 +48,13 @@ T = None                # None: the mode's horizon (quick 100, full 200)
 # %%
 import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")   # tiny per-agent matrices: threaded BLAS only slows them down
-from bandits.runner import resolve_scheduler
-from bandits.experiments.common import (validate_common, resolve_out, default_cache_dir,
-                                        claims_table, write_claims, write_provenance)
+from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import coop_theory as ex
 from bandits.plotting import save_figure
 
-validate_common(mode, seed, n_jobs, backend, out)
-resolve_scheduler(scheduler, backend)   # validated; every dask sweep below then uses that cluster
+out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
+                         scheduler=scheduler)   # every parameter checked first
 params = ex.theory_params(mode, n_runs=n_runs, T=T)
-out_dir = resolve_out(out)
-out_dir.mkdir(parents=True, exist_ok=True)
 params
 
 # %% [markdown]
@@ -94,7 +90,6 @@ res.runs.groupby(["check", "method", "x"]).R_T.agg(["mean", "sem"]).round(3)
 # %%
 # NBVAL_CHECK_OUTPUT
 claims = ex.theory_claims(res)
-write_claims(claims, out_dir, {"paper": "Coop-KernelUCB", "figure": "theory", "mode": mode})
-write_provenance(params, seed, out_dir, {"notebook": "coop_theory.ipynb", "mode": mode, "n_jobs": n_jobs,
-                                         "backend": backend})
-print(claims_table(claims))
+finish_notebook(claims, params, seed=seed, out_dir=out_dir,
+                notebook="coop_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
+                about={"paper": "Coop-KernelUCB", "figure": "theory"})
