@@ -1,6 +1,8 @@
 r"""FN-UCB: federated neural UCB (Dai, Shu, Verma, Low & Jaillet, ICLR 2023; Algorithms 1–2).
 
-Spec: ``fn-ucb.md`` (§2 algorithms, §2.10 modes, §3.5 ablations, §8 official code). The neural
+Paper: Sec. 3 (Algorithms 1–2, Less Comm. and diagonalisation in Sec. 3.4), Sec. 5.1 (Fig. 1c
+ablations), App. E (practical details); the official code is the authors' repository
+daizhongxiang/Federated-Neural-Bandits (``run_fn_ucb.py``, ``NeuralTS/learner_diag.py``). The neural
 parts (network, per-sample gradients, local training, FedAvg) come from :mod:`bandits.neural`,
 imported when a policy is built, so ``import bandits.algorithms`` does not load torch.
 
@@ -24,8 +26,8 @@ A round (Algorithm 2) is global: every agent trains its NN on its local data (li
 ``V_last = λI + W_sync``, ``t_last = t`` and empties ``W_new,i``, ``B_new,i``. With ``D = 0`` the
 strict inequality makes a round happen after every iteration.
 
-Options (spec §2.10; defaults in brackets)
-------------------------------------------
+Options (a choice of this package; defaults in brackets)
+--------------------------------------------------------
 * ``nn_mode`` ["own_prev"]: the local training of line 14 at a round.
   ``"own_prev"`` (default, App. E as its text states it: "when training the NN (line 14 of Algo. 1)
   for agent i, we use the NN parameters resulting from the last gradient descent training of agent
@@ -36,11 +38,14 @@ Options (spec §2.10; defaults in brackets)
   the first round) and the server averages: standard FedAvg, ≈ ``train_steps`` effective steps per
   round whatever N. ``"fedavg_budget"``: the same with ``budget_steps`` local steps per round (None:
   ``train_steps · N``, the number of steps the official code's one network takes per round), the
-  budget-matched FedAvg. ``"official_shared"`` replays the official code (spec §8.3): ONE
+  budget-matched FedAvg. ``"official_shared"`` replays the official code (``run_fn_ucb.py``): ONE
   parameter tensor held by every agent, by θ_sync,NN and by the "θ0" feature network; at each round it
   is trained in place on agent 1's data, then agent 2's, …, agent N's (``train_steps`` each, so
   ``train_steps · N`` steps of one network per round), and features are gradients at the *current*
-  shared parameters. The official code runs it with ``official_train_subset=True``.
+  shared parameters. The official code runs it with ``official_train_subset=True``. (In the code every
+  agent's network is built with ``init_params=theta_0``, which assigns ``layer.weight.data = theta_0[...]``
+  in ``NeuralTS/learner_diag.py``: the tensors share storage, so the agents train one network; not in
+  the paper, which describes parallel local training and averaging, Algo. 1 line 14, Algo. 2 line 4.)
 
   *The trainings, measured* (cosine, N = 5, T = 5000, 3 runs; ``figures/fn_ucb/NOTE.md``): at D = 5
   ``official_shared`` with ``official_train_subset`` gives ≈ 345 rounds and R̄(5000) in the tens (the
@@ -48,16 +53,19 @@ Options (spec §2.10; defaults in brackets)
   stays under-fitted, R̄(5000) in the hundreds, and ``fedavg_budget`` (150 steps) is back in the tens;
   ``own_prev`` is in the hundreds at D = 5 and worse than ``fedavg`` at D = 0: its networks see only their
   own agent's data and the average of the never re-synchronised networks predicts badly.
-* ``aggregate`` [True]: False is the "no NN aggregation" ablation (spec §3.5): UCB_b of agent i
+* ``aggregate`` [True]: False is the "no NN aggregation" ablation (Sec. 5.1, Fig. 1c): UCB_b of agent i
   uses its own θ^i and local training warm-starts from θ^i (no parameter exchange).
 * ``alpha_mode`` ["linear"]: ``"linear"`` the experiments' ramp ``α_t = clip((t − delay)/ramp, 0, 1)``
-  with 0-based t, ramp 700, delay 3 (Sec. 5.1; the code's 3-iteration zero prefix, spec §2.5);
+  with 0-based t, ramp 700, delay 3 (Sec. 5.1: "linearly increasing (to 1) in the first 700 iterations"; the 3-iteration zero prefix
+  is the official code's, ``run_fn_ucb.py``, not in the paper);
   ``"theory"`` ``α = min_i σ_min/σ_max`` with ``σ(x) = √λ ‖φ(x)‖_{(V^local_{t,i})⁻¹}`` computed at
   rounds (Algo. 1 line 15, App. C.4.4) and used for the whole next epoch (App. F);
   ``"theory_first_iter"`` the same α in the first iteration of each epoch and 0 elsewhere (the
   version Theorem 1 analyses); ``"zero"`` (only UCB_a) and ``"one"`` (only UCB_b, from t = 1).
   The theory α needs a candidate set standing in for the domain (``alpha_candidates``, (M, d)),
-  to which each agent adds its last ``alpha_recent`` (200) queried contexts (spec §2.5).
+  to which each agent adds its last ``alpha_recent`` (200) queried contexts (a choice of this package: Sec. 3.3 takes the min and max over the whole domain).
+  Without the queried contexts the candidate minimum stays large and α does not increase (an
+  observation of a prototype of this package).
 * ``variant`` ["less_comm"] (all experiments except Fig. 3) or ``"full"``.
 * ``diag`` [False]: Sec. 3.4's diagonal approximation (only the diagonals of W_new,i, W_sync,
   V^local; inverses elementwise). ``diag_rescale_mean`` [True]: footnote 4, UCB_a's mean term
@@ -71,7 +79,8 @@ Options (spec §2.10; defaults in brackets)
 * ``init`` ["official"], ``feature_scale`` ["raw"], ``objective`` ["official"]: the network's
   parametrisation, feature scaling and training loss (:mod:`bandits.neural`). Defaults are the
   official code's because the paper's published hyperparameters (λ = ν = 0.1 synthetic;
-  λ = 10, ν_TKN = 0.1, ν_TK = 0.01 real) were tuned for it (spec §2.10, §7.4); ``init="ntk"``,
+  λ = 10, ν_TKN = 0.1, ν_TK = 0.01 real) were tuned for it (Sec. 5, App. E; the code's network has N(0, 1) weights and biases and raw
+  gradient features, ``NeuralTS/learner_diag.py``, unlike App. B's); ``init="ntk"``,
   ``feature_scale="sqrt_m"``, ``objective="paper"`` give App. B / Eq. (1). ``mirror`` (default: on
   with ``init="ntk"``) feeds the network ``[x, x]/√2`` (Assumption 1's mirrored inputs, so that
   ``f(x; θ0) = 0``); the contexts themselves are unchanged.
@@ -81,10 +90,11 @@ Options (spec §2.10; defaults in brackets)
   while ``α_{t+1} = 0`` (the code's condition). App. E says "stochastic gradient descent"; the code
   and this package use the full local batch. Every observation joins the agent's training set;
   ``official_train_subset=True`` appends only the point of an iteration that trains (the code's
-  behaviour, spec §7.6).
+  behaviour in ``run_fn_ucb.py``: the learner's data grows only in iterations that start a round; not
+  in the paper).
 
-Two differences from the official code that neither the paper nor the spec states
--------------------------------------------------------------------------------
+Two differences from the official code that the paper does not state
+--------------------------------------------------------------------
 * **Weight decay.** With ``objective="official"`` the regulariser is the code's SGD weight decay
   ``λ/n`` with n the number of points in the agent's training set (:mod:`bandits.neural`); the code
   divides λ by its number of *training calls* (``self.len`` in ``NeuralTS/learner_diag.py``: one call
@@ -97,7 +107,7 @@ Two differences from the official code that neither the paper nor the spec state
   updated every iteration). With D = 0 the two are the same; the Less Comm. variant
   (``V_sync,NN⁻¹``, computed at rounds) agrees with the code in both.
 
-Linear algebra (spec §2.11): float64 numpy, no inverse per step, every update in place through
+Linear algebra (a choice of this package; the official code inverts the matrices every step): float64 numpy, no inverse per step, every update in place through
 BLAS (``dger`` / ``dgemm`` with β = 1 on the matrices' own memory: one pass over a p × p matrix
 per update, which is what the per-iteration cost is made of when p0 = 1301). ``V_sync⁻¹ =
 (λI + W_sync)⁻¹`` takes the pending points of all agents at each round in one Woodbury block
@@ -123,7 +133,7 @@ most of it: about 7 ms per iteration at N = 2 while t < 2000, 0.75 ms after. Mea
 2026-11-27 (issue 24, same bench, load 10–15, CPU time): the default ``own_prev`` 2.6 ms (N = 2) and
 5.8 ms (N = 5), ``fedavg`` 2.5 ms, ``official_shared`` with ``official_train_subset`` 2.6 ms (N = 2).
 
-Communication (ledger, scalars; spec §2.6): per round, every agent uploads ``W_new,i`` (p² full, p
+Communication (ledger, scalars; Sec. 3.4, Algo. 1 line 16, Algo. 2 line 6): per round, every agent uploads ``W_new,i`` (p² full, p
 diag), ``B_new,i`` (p), ``θ^i`` (p0, when the NN was trained and is aggregated), ``α_{t,i}`` (1,
 theory α modes only) and ``(V^local_{t,i})⁻¹`` (p² or p, when UCB_b is used); the server
 broadcasts ``W_sync``, ``B_sync``, ``θ_sync,NN``, ``α`` and ``V_sync,NN⁻¹`` (Less Comm.) or all N
@@ -181,7 +191,7 @@ def _ger_inplace(A: np.ndarray, alpha: float, u: np.ndarray) -> None:
 
 
 def sherman_morrison_inplace(Ainv: np.ndarray, phi: np.ndarray) -> float:
-    r"""``A⁻¹ ← (A + φφᵀ)⁻¹ = A⁻¹ − u uᵀ/(1 + φᵀu)``, ``u = A⁻¹φ``, in place (spec §2.11); O(p²).
+    r"""``A⁻¹ ← (A + φφᵀ)⁻¹ = A⁻¹ − u uᵀ/(1 + φᵀu)``, ``u = A⁻¹φ``, in place (the Sherman–Morrison formula); O(p²).
 
     Args: Ainv (p, p) symmetric, C-contiguous float64; phi (p,). Returns ``1 + φᵀA⁻¹φ``.
     """
@@ -193,7 +203,7 @@ def sherman_morrison_inplace(Ainv: np.ndarray, phi: np.ndarray) -> float:
 
 def woodbury_inplace(Ainv: np.ndarray, Phi: np.ndarray, chunk: int = 256) -> None:
     r"""``A⁻¹ ← (A + ΦᵀΦ)⁻¹`` in place for the k rows of Φ (the Woodbury identity, a block of
-    Sherman–Morrison updates; spec §2.11)::
+    Sherman–Morrison updates)::
 
         U = Φ A⁻¹ (k, p),   S = I_k + U Φᵀ (k, k),   A⁻¹ ← A⁻¹ − Uᵀ S⁻¹ U
 
@@ -264,7 +274,7 @@ class FNUCB(Policy):
         if alpha_mode.startswith("theory"):
             if alpha_candidates is None:
                 raise ValueError(f"alpha_mode={alpha_mode!r} needs alpha_candidates, an (M, {dim}) array of "
-                                 "contexts standing in for the domain (spec §2.5)")
+                                 "contexts standing in for the domain (Sec. 3.3 takes σ_min, σ_max over the whole domain)")
             alpha_candidates = np.asarray(alpha_candidates, dtype=float)
             if alpha_candidates.ndim != 2 or alpha_candidates.shape[1] != dim:
                 raise ValueError(f"alpha_candidates must have shape (M, {dim}), got {alpha_candidates.shape}")
@@ -491,7 +501,7 @@ class FNUCB(Policy):
 
     def _local_updates(self, phis: np.ndarray, round_now: bool) -> None:
         """``(V^local_i)⁻¹`` takes each agent's own point (Sherman–Morrison, in place) and the Less
-        Comm. running mean ``(1/N) Σ_i (V^local_i)⁻¹`` the N rank-one changes in one GEMM (spec §2.11).
+        Comm. running mean ``(1/N) Σ_i (V^local_i)⁻¹`` the N rank-one changes in one GEMM.
 
         The round snapshots (``Vnn`` / ``Vloc_snap``) are copy-on-write: a round makes them the
         running matrices themselves, and they are copied only when the running matrices change
@@ -673,7 +683,8 @@ class FNUCBOnlyA(FNUCB):
 
 
 class FNUCBOnlyB(FNUCB):
-    """Ablation "only UCB_b" (Fig. 1c, green): α ≡ 1 from the first iteration (spec §3.5, inferred)."""
+    """Ablation "only UCB_b" (Fig. 1c, green): α ≡ 1 from the first iteration (Sec. 5.1
+    says only "removing UCB_a"; α ≡ 1 from t = 1 is this package's reading)."""
 
     name = "FN-UCB [only UCB_b]"
 
@@ -684,7 +695,9 @@ class FNUCBOnlyB(FNUCB):
 
 class FNUCBNoAggregation(FNUCB):
     """Ablation "no NN aggregation" (Fig. 1c, yellow): UCB_b uses the agent's own θ^i, trained
-    from its own previous parameters; no parameters are exchanged (spec §3.5)."""
+    from its own previous parameters; no parameters are exchanged (Sec. 5.1, Fig. 1c: θ^i_t replaces θ_sync,NN
+    in UCB_b, "removing the step of aggregating" of Algo. 2 line 4; the warm start from the agent's own
+    parameters is this package's reading)."""
 
     name = "FN-UCB [no aggregation]"
 
