@@ -1,4 +1,7 @@
-r"""Single-agent baselines of FN-UCB's experiments (Dai et al. ICLR 2023, Sec. 5 and App. E; spec §3).
+r"""Single-agent baselines of FN-UCB's experiments (Dai et al. ICLR 2023, Sec. 5 and App. E).
+
+The official code runs them with ``neural_ucb_ts.py`` of the authors' repository
+daizhongxiang/Federated-Neural-Bandits (vendored ``NeuralTS/`` learners).
 
 Every policy here runs ``N`` independent learners, one per agent, that never communicate (the
 ledger stays empty); FN-UCB's figures run them with N = 1 and compare with FN-UCB's per-agent
@@ -14,11 +17,13 @@ All UCB widths and TS standard deviations are ``c · σ(x)`` with a posterior/NT
   line 5) and Neural TS's (Zhang et al. 2021: ``N(f, ν² λ gᵀU⁻¹g)``);
 * ``width_form="official"``: ``c = √(λν)``, the vendored ``NeuralTS`` code (``sqrt(λ·ν·gᵀU⁻¹g)``).
   Its ν = 0.01 with λ = 0.1 gives ``c = 0.0316 = 0.1·√0.1``, the paper's ν = 0.1 in the paper form,
-  so the paper's "same parameters for all methods" and the code agree (spec §2.9).
+  so the paper's "same set of parameters" for all methods (Sec. 5.1, Sec. 5.2) and the code agree
+  (the code's ν = 0.01 for Neural UCB/TS is in ``neural_ucb_ts.py``, not in the paper).
 
 Neural UCB (Zhou et al. 2020) and Neural TS (Zhang et al. 2021), as the official code runs them
 -------------------------------------------------------------------------------------------------
-(spec §3.1–3.2, §8.4; ``NeuralTSDiag`` with ``style="ucb"|"ts"``). Agent i has its own network
+(the official code's ``NeuralTSDiag`` in ``NeuralTS/learner_diag.py``, with ``style="ucb"|"ts"``;
+the paper names the baselines only, Sec. 5). Agent i has its own network
 θ (its own random init), the gradient features at the **current** parameters
 ``g(x) = ∇_θ f(x; θ_t)`` (:meth:`bandits.neural.MLP.features`), and ``U = λI + Σ_s g_s g_sᵀ``::
 
@@ -36,13 +41,14 @@ the update sits in ``select``). The network parametrisation, feature scaling and
 options as FN-UCB's (:mod:`bandits.algorithms.fn_ucb`), with the same defaults: ``init="official"``
 (N(0,1) weights and biases), ``feature_scale="raw"`` (g, not g/√m), ``objective="official"`` (mean
 squared error + weight decay λ/n towards 0), because the paper's published λ, ν were tuned for them
-(spec §2.10, §7.4); ``init="ntk"``, ``feature_scale="sqrt_m"``, ``objective="paper"`` give Zhou et
+(Sec. 5, App. E; the official code's network, ``NeuralTS/learner_diag.py``, not App. B's);
+``init="ntk"``, ``feature_scale="sqrt_m"``, ``objective="paper"`` give Zhou et
 al.'s parametrisation (NTK init, ``g/√m``, ``½Σ(f − y)² + ½mλ‖θ − θ0‖²``). ``diag=True`` keeps only
 the diagonal of U (the ``_diag`` runs of Fig. 2c, m = 50). The N agents are batched: one (N, p0)
 parameter tensor, one (N, p0, p0) array of inverses, one batched training call per step.
 
-Linear UCB / Linear TS (Abbasi-Yadkori et al. 2011; Agrawal & Goyal 2013; spec §3.3; App. E: λ = 1, ν ∈ {1, 0.1, 0.01})
-------------------------------------------------------------------------------------------------------------------------
+Linear UCB / Linear TS (Abbasi-Yadkori et al. 2011; Agrawal & Goyal 2013; App. E: λ = 1, ν ∈ {1, 0.1, 0.01}; Fig. 4)
+---------------------------------------------------------------------------------------------------------------------
 On the raw contexts, with the package's ridge core (:class:`~bandits.algorithms.linear.LinUCBAgent`,
 Sherman–Morrison inverse)::
 
@@ -52,8 +58,8 @@ Sherman–Morrison inverse)::
 
 The Cholesky factor L of A is kept by rank-one updates (:func:`bandits.linalg.chol_rank1_update`).
 
-Kernel UCB / Kernel TS (Valko et al. 2013; Chowdhury & Gopalan 2017; spec §3.4)
---------------------------------------------------------------------------------
+Kernel UCB / Kernel TS (Valko et al. 2013; Chowdhury & Gopalan 2017; App. E, Fig. 4)
+-------------------------------------------------------------------------------------
 The package's exact kernel core (:class:`~bandits.algorithms.kernel_ucb.KernelUCBAgent`, incremental
 Cholesky, GP scale)::
 
