@@ -1,4 +1,7 @@
-r"""Environments of the neural-bandit experiments (FN-UCB, Dai et al. ICLR 2023, Sec. 5; spec ``fn-ucb.md`` §4, §6).
+r"""Environments of the neural-bandit experiments (FN-UCB, Dai et al. ICLR 2023, Sec. 5 and App. E).
+
+Where the paper is silent this module follows the authors' code (repository
+daizhongxiang/Federated-Neural-Bandits: ``run_fn_ucb.py``, ``NeuralTS/data_multi.py``) and says so.
 
 Both are synchronous: every step ``t`` all ``N`` agents act, each with its own ``K`` fresh contexts
 (``Arms(X (N, K, d), shared=False)``), and the loop (:func:`bandits.sim.run_regret`) computes the
@@ -20,10 +23,10 @@ Synthetic functions (Sec. 5.1, after Zhou et al. 2020)
   ``env_seed`` (fixed across Monte Carlo runs); ``a="official"``: the fixed vector of the official
   code's ``a_groundtruth_synth.pkl`` (:data:`OFFICIAL_A`, d = 10, unit norm, positive entries).
 * The regret uses the noiseless ``h`` (the paper's definition); the official code subtracts the
-  *noisy* observed reward (bias 0, SD 0.01 per step; spec §7.7), which is not reproduced.
+  *noisy* observed reward (bias 0, SD 0.01 per step; ``run_fn_ucb.py``, not in the paper), which is not reproduced.
 * ``mirror=True`` turns each context into ``[x, x]/√2`` (2d, unit norm; Assumption 1's mirrored
   inputs for the NTK-initialised network, :func:`bandits.neural.mirror_inputs`); ``h`` is evaluated
-  on the original ``x``. Off by default (the experiments do not enforce it, spec §1.1).
+  on the original ``x``. Off by default (Assumption 1, Sec. 2, is for the theory; the official code does not enforce it).
 
 Classification bandits (Sec. 5.2; UCI Statlog Shuttle, MAGIC Gamma Telescope)
 ------------------------------------------------------------------------------
@@ -51,7 +54,7 @@ order is ``sklearn.utils.shuffle(arange(n), random_state=i)`` in every run (cycl
 our rows are in UCI file order, not OpenML's, so the rows themselves differ from the code's.
 ``stream="iid"`` draws each agent's row uniformly with replacement every step.
 
-Offline substitutes (spec §6; labelled in ``info["substitute"]``): ``"breast_cancer"`` and ``"wine"``
+Offline substitutes (a choice of this package, not in the paper; labelled in ``info["substitute"]``): ``"breast_cancer"`` and ``"wine"``
 from scikit-learn's bundled datasets (no download), for tests and quick runs without the data home.
 """
 from __future__ import annotations
@@ -81,7 +84,7 @@ __all__ = [
     "make_fn_env",
 ]
 
-#: The official code's fixed ``a`` (``a_groundtruth_synth.pkl``; spec §4.1), d = 10.
+#: The official code's fixed ``a`` (``a_groundtruth_synth.pkl`` in the authors' repository; not in the paper), d = 10.
 OFFICIAL_A = np.array([0.32325954, 0.2133327, 0.51375494, 0.20780836, 0.10867534, 0.41889169,
                        0.37378859, 0.25781819, 0.1154268, 0.36887927])
 
