@@ -13,8 +13,8 @@ regulariser ``‖θ − θ0‖²``, message sizes (``p0`` scalars) and the offic
 ``nn.Linear`` layers, weight (row-major, ``out × in``) then bias, layer by layer:
 ``(W1, b1, W2, b2, …, w_out, b_out)``; without biases ``(W1, …, W_L)`` (FN-UCB App. B).
 
-The two parametrisations (FN-UCB spec §2.1)
--------------------------------------------
+The two parametrisations (FN-UCB App. B and the official code)
+--------------------------------------------------------------
 ``init="ntk"`` — the paper's network (FN-UCB App. B, after Zhou et al. 2020 / Zhang et al. 2021),
 ``L = depth + 1`` weight matrices, no biases::
 
@@ -42,8 +42,8 @@ autograd. The NTK feature map (FN-UCB Sec. 2) is ``φ(x) = g(x; θ0)/√m`` (``f
 the paper) or ``g(x; θ)`` unscaled (``"raw"``, the official code; the published λ, ν are for it).
 The two are reparametrisations of each other: ``(λ, ν)`` raw ≡ ``(λ/m, ν√m)`` sqrt_m.
 
-Local training (FN-UCB Eq. 1 vs the official code; spec §2.7)
---------------------------------------------------------------
+Local training (FN-UCB Eq. 1, App. E vs the official code)
+----------------------------------------------------------
 Full-batch gradient descent, ``θ ← θ − η ∇L(θ)``, ``steps`` times, with::
 
     L(θ) = data(θ) + reg(θ)
@@ -427,7 +427,8 @@ class MLP:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Local training (module docstring, FN-UCB Eq. 1 / App. E / spec §2.7).
+    """Local training (module docstring, FN-UCB Eq. 1 / App. E / the official code's
+    ``NeuralTS/learner_diag.py``).
 
     Attributes:
         steps: gradient steps per training call (paper and code: 30).
