@@ -7,8 +7,8 @@ numbers: run r of every curve sees the same contexts and noise). The plotted qua
 average cumulative regret across agents, ``R̄(t) = (1/N) Σ_i Σ_{s≤t} r_{s,i}`` (Sec. 5), mean ± standard
 error over runs.
 
-Figures (paper Sec. 5 and App. E; spec §4.2)
---------------------------------------------
+Figures (paper Sec. 5 and App. E)
+---------------------------------
 * 1a / 1b — cosine / square: Neural UCB, Neural TS, FN-UCB N ∈ {1, 2, 5, 10} (every-round
   communication, D = 0).   1c — cosine N = 2: FN-UCB, only UCB_a, only UCB_b, no NN aggregation.
   1d — cosine N = 5, D ∈ {5, 4, 2.5} and every round, with the average number of rounds.
@@ -32,10 +32,12 @@ on the sphere). Every figure with N or D on an axis (:data:`OFFICIAL_FIGURES`: 1
 2d, hence 6) is also run with the official code's training as the code runs it
 (:data:`OFFICIAL_TRAINING`: ``nn_mode="official_shared"``, one network trained in turn on every agent's
 data, 30·N steps per round, with ``official_train_subset=True``: each training set grows only at
-training rounds; spec §8.3, §7.6) on the code's environment (cube-normalised contexts, the fixed ``a``;
+training rounds: the official code's ``run_fn_ucb.py`` and ``NeuralTS/learner_diag.py``, whose agents'
+networks share one parameter storage; not in the paper) on the code's environment (cube-normalised contexts, the fixed ``a``;
 for the UCI data the code's fixed per-agent row orders), labelled "[official]". Each claim with N or D
-on its axis is evaluated for both (``<id>`` and ``<id>-official``); the released numbers of spec §4.3
-(:data:`RELEASED`) are compared with the official runs (ordering and rough level only).
+on its axis is evaluated for both (``<id>`` and ``<id>-official``); the released numbers
+(:data:`RELEASED`, read from the authors' repository: ``results_fn_ucb/*.pkl`` and the figures embedded
+in ``plot_figures.ipynb``) are compared with the official runs (ordering and rough level only).
 
 **The gap is the training, not the D rule** (which matches the code exactly; numbers in
 ``figures/fn_ucb/NOTE.md``, cosine N = 5, T = 5000, 3 runs). The official code's numbers (Fig. 1d:
@@ -53,12 +55,12 @@ after iteration 2000; Neural UCB/TS with ν = 0.1 in the paper's width form (≡
 paper's "same set of parameters", i.e. ν = ν_TKN = 0.1.
 
 Quick mode (≤ 3 minutes on 2 cores; measured in the notebook): **3 runs** (the fewest for which
-:mod:`bandits.claims` gives an interval: with the spec §9.2's 2 runs every claim would be INCONCLUSIVE),
+:mod:`bandits.claims` gives an interval: with 2 runs every claim would be INCONCLUSIVE),
 **T = 500**, N ∈ {1, 2, 5}, Figures 1a and 1d (D ∈ {0, 2.5, 5}) each with the official code's training
 beside the text's, 1b, 1c, 2c (shuttle, diagonal approximation, m = 20), 3 (N = 2), 4 (cosine and
 square, ν = 0.1 only) and 6. Left out (``not_run``): the full-matrix real-data figures 2a, 2b, 5 (a
-shuttle Neural UCB with its 1301 × 1301 matrix alone costs ≈ 30 s of CPU at T = 1000) and 2d. The
-spec's quick T = 1000 costs ≈ 16 s of CPU per FN-UCB N = 5 run (training is quadratic in t until it
+shuttle Neural UCB with its 1301 × 1301 matrix alone costs ≈ 30 s of CPU at T = 1000) and 2d. A
+quick T = 1000 costs ≈ 16 s of CPU per FN-UCB N = 5 run (training is quadratic in t until it
 stops), which with 3 runs does not fit; T = 500 keeps the paper's hyperparameters unchanged (α ramp
 700/3, training never stopped since 2000 > T). At T = 500 the α ramp has not reached 1 (it does at
 t = 703, :data:`ALPHA_FULL_T`), so the two *long-run* claims of Fig. 1c (only UCB_a's regret "in the
@@ -112,14 +114,15 @@ __all__ = ["FIGURES", "OFFICIAL_FIGURES", "FIG4_ENVS", "ALPHA_FULL_T", "not_run"
 
 FIGURES = ("1a", "1b", "1c", "1d", "2a", "2b", "2c", "2d", "3", "4", "5", "6")
 
-#: Released R̄(5000) read from the official repository's pickles and notebook (spec §4.3).
+#: Released R̄(5000) read from the official repository's pickles (``results_fn_ucb/*.pkl``) and notebook
+#: (``plot_figures.ipynb``); not in the paper, whose figures give no numbers.
 RELEASED = {
     "cosine": {"NeuralUCB": 92, "NeuralTS": 122, 1: 81, 2: 38, 5: 27, 10: 10},
     "square": {"NeuralUCB": 187, "NeuralTS": 167, 1: 158, 2: 100, 5: 42, 10: 21},
     "shuttle": {"NeuralUCB": 720, "NeuralTS": 560, 1: 460, 2: 280, 5: 135},
     "magic": {"NeuralUCB": 950, "NeuralTS": 995, 1: 922, 2: 907, 5: 875},
 }
-#: Released R̄(1000) (spec §4.3, read off the figures).
+#: Released R̄(1000) (read off the figures of the official repository's ``plot_figures.ipynb``).
 RELEASED_T1000 = {
     "cosine": {"NeuralUCB": 80, "NeuralTS": 102, 1: 72, 2: 35, 5: 20, 10: 8},
     "square": {"NeuralTS": 123, 1: 92, 2: 76, 10: 18},
@@ -127,7 +130,8 @@ RELEASED_T1000 = {
 
 #: The figures with N or D on an axis: each is run with both trainings (module docstring) in full mode.
 OFFICIAL_FIGURES = ("1a", "1b", "1d", "2a", "2b", "2c", "2d")
-#: The official code's training, as the code runs it (spec §8.3, §7.6): one shared network, trained in turn
+#: The official code's training, as the code runs it (``run_fn_ucb.py``, ``NeuralTS/learner_diag.py``; not in
+#: the paper): one shared network, trained in turn
 #: on every agent's data (30·N steps per round), each agent's training set growing only at training rounds.
 OFFICIAL_TRAINING = {"nn_mode": "official_shared", "official_train_subset": True}
 FIG4_ENVS = ("cosine", "square", "shuttle", "magic")
@@ -574,7 +578,7 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str | None = None) ->
                                                 reps_b=ry, label=f"R̄(T) Less Comm. / full, N={N}", **_mkw(method), diverged="inconclusive"))
             # kind "implementation": at ν_TK = 0.1 the two variants make identical choices here (module docstring)
             add(f"fig3-lesscomm-similar-{env}", "fig3", f"{env}: R̄(T) ratio Less Comm. / full within [0.85, 1/0.85] "
-                f"for every N (spec E11's 15%; {how}); by construction at ν_TK = 0.1 (identical choices)", parts, "3",
+                f"for every N (15%: this package's margin for the paper's 'very similar'; {how}); by construction at ν_TK = 0.1 (identical choices)", parts, "3",
                 env, [f"FN-UCB (N={N}, {v})" for N in p["Ns_fig3"] for v in ("Less Comm.", "full")],
                 kind="implementation")
     if "4" in figs:
@@ -641,7 +645,8 @@ def not_run(p: dict) -> list[str]:
 
 
 def released_table(res: FNResults):
-    """The official_shared runs beside the released numbers (spec §4.3): R̄(T) per curve. The released
+    """The official_shared runs beside the released numbers (:data:`RELEASED`, from the
+    official repository's pickles and notebook): R̄(T) per curve. The released
     values are for T = 5000 (and, where read, T = 1000); the comparison is of ordering and rough level."""
     import pandas as pd
 
