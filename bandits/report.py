@@ -252,12 +252,18 @@ def readme_summary(full: dict) -> str:
     lines = ["| paper | paper claims: PASS / FAIL / INCONCLUSIVE | implementation checks: PASS of all | "
              "headline claim (verdict) |", "|---|---|---|---|"]
     esc = lambda t: str(t).replace("|", "\\|")
+    superseded = []
     for paper, entries in by_paper(full).items():
-        claims = [c for _nb, payload in entries for c in payload.get("claims", [])]
+        current = [(nb, pl) for nb, pl in entries if not pl.get("superseded")]
+        superseded += [nb for nb, pl in entries if pl.get("superseded")]
+        claims = [c for _nb, payload in current for c in payload.get("claims", [])]
         k = kind_counts(claims)
         p, i = k["paper"], k["implementation"]
-        h = headline(entries)
-        head = f"**{_verdict(h[1])}**: {esc(_short(h[1]['claim']))} (`{h[1]['id']}`)" if h else "-"
+        h = headline(entries[:1] if entries and entries[0][1].get("superseded") else current)
+        if entries and entries[0][1].get("superseded"):
+            head = f"- (`{entries[0][0]}`: its full-mode run predates the current code, not counted²)"
+        else:
+            head = f"**{_verdict(h[1])}**: {esc(_short(h[1]['claim']))} (`{h[1]['id']}`)" if h else "-"
         impl = f"{i['PASS']} of {sum(i.values())}" if any("kind" in c for c in claims) else "not labelled yet¹"
         name = paper if paper in PAPER_ORDER else f"{paper}: the project's own claims, not a paper's"
         lines.append(f"| {name} | {p['PASS']} / {p['FAIL']} / {p['INCONCLUSIVE']} | {impl} | {head} |")
@@ -265,6 +271,10 @@ def readme_summary(full: dict) -> str:
         lines += ["", "¹ Its claims.json files were written before claims had a kind (paper claim or "
                       "implementation check): all its claims are counted in the first column until its "
                       "notebooks run again."]
+    if superseded:
+        lines += ["", "² Not counted: " + ", ".join(f"`figures/{nb}`" for nb in superseded) + " holds a full-mode "
+                      "run made before the current code and claims (its `claims.json` says why, under "
+                      "`superseded`); its claims are listed in CLAIMS.md for the record."]
     return "\n".join(lines)
 
 
@@ -283,15 +293,17 @@ def claims_page(full: dict, title: str = "# Claims, checked", links: bool = True
            "approximation of this package) or *open*. Quick-mode verdicts are what `make test` checks "
            "(nbval, the notebooks' claims cells).", ""]
     for paper, entries in by_paper(full).items():
-        claims = [c for _nb, payload in entries for c in payload.get("claims", [])]
+        claims = [c for _nb, payload in entries if not payload.get("superseded") for c in payload.get("claims", [])]
         k = kind_counts(claims)
         p, i = k["paper"], k["implementation"]
         out += [f"## {paper}", "", kind_line(claims)[0].upper() + kind_line(claims)[1:] + ".", ""]
         for nb, payload in entries:
             mode = payload.get("mode") or "full"
             where = f"[figures/{nb}](figures/{nb})" if links else f"`figures/{nb}`"
-            out += [f"### {nb} ({mode} mode, {where})", "",
-                    "| id | claim | kind | check | number | interval | verdict | cause |",
+            out += [f"### {nb} ({mode} mode, {where})", ""]
+            if payload.get("superseded"):
+                out += [f"**Superseded, not counted above:** {esc(payload['superseded'])}", ""]
+            out += ["| id | claim | kind | check | number | interval | verdict | cause |",
                     "|---|---|---|---|---|---|---|---|"]
             for c in payload.get("claims", []):
                 src = f" [{c['source']}]" if c.get("source") else ""

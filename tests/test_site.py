@@ -201,6 +201,19 @@ def test_claims_page_and_readme_summary_count_kinds_apart(tmp_path):
     assert "[figures/x](figures/x)" in page and "`figures/x`" in report.claims_page(full, links=False)
 
 
+def test_a_superseded_run_is_listed_but_not_counted():
+    from bandits import report
+
+    c = {"id": "a", "claim": "c", "check": "k", "value": "v", "verdict": "FAIL", "kind": "paper"}
+    full = {"y": {"paper": "FN-UCB", "claims": [c], "superseded": "an older run"},
+            "y_theory": {"paper": "FN-UCB", "claims": [dict(c, id="b", verdict="PASS")]}}
+    row = next(line for line in report.readme_summary(full).splitlines() if line.startswith("| FN-UCB"))
+    assert "| 1 / 0 / 0 |" in row and "not counted" in row
+    page = report.claims_page(full)
+    assert "Superseded, not counted above:** an older run" in page and "`a`" in page
+    assert "Paper claims: 1 PASS, 0 FAIL, 0 INCONCLUSIVE" in page
+
+
 def test_site_sources_are_generated(tmp_path):
     from bandits import report
 
