@@ -1,4 +1,5 @@
-r"""Empirical checks of FN-UCB's theory (Dai et al., ICLR 2023; spec ``fn-ucb.md`` §5.2).
+r"""Empirical checks of FN-UCB's theory (Dai et al., ICLR 2023: Theorems 1–2, Lemmas 3–4, Sec. 3.3,
+App. C–D). The check labels E2–E14 and their thresholds are this package's.
 
 Setting: the paper's synthetic cosine bandit (``h(x) = cos(3⟨a, x⟩)``, d = 10, K = 4, contexts and
 ``a`` on the unit sphere, noise s.d. 0.01), FN-UCB (Less Comm.) in the paper's mode
@@ -28,18 +29,18 @@ Checks (thresholds fixed here before any run; a FAIL is reported as such)
   - ``E5-rounds-decrease``: mean C_T strictly decreasing along the increasing D grid (each step a
     paired comparison over runs, 95 % interval, :mod:`bandits.claims`' default; all steps must PASS).
   - ``E5-slope``: the log–log slope of mean C_T vs D, fitted by OLS with its SE
-    (:func:`bandits.claims.slope_check`), lies in [−1, 0] (spec E5), judged on its 95 % interval.
+    (:func:`bandits.claims.slope_check`), lies in [−1, 0] (our bound: falling, no faster than 1/D), judged on its 95 % interval.
   - ``E5-sqrt-scaling``: the same slope lies in [−0.75, −0.25], i.e. within ±0.25 of Theorem 2's
     −1/2 (our margin), judged on its 95 % interval (INCONCLUSIVE when the interval straddles a bound).
 * **E6 — rounds vs N with D ∝ T/N** (Theorem 2: ``C_T = Õ(d̃√N)`` for ``D = T/(N d̃)``):
   ``D = c_N · T/N`` over ``N_grid``; ``E6-sqrt-N``: the log–log slope of mean C_T vs N lies in
-  [0.2, 0.8] (spec E6), judged on its 95 % OLS interval. ``c_N`` (:data:`C_N`) was fixed once from
+  [0.2, 0.8] (our bound around Theorem 2's 1/2), judged on its 95 % OLS interval. ``c_N`` (:data:`C_N`) was fixed once from
   a pilot run (N = 1, T = 500, master seed 99, not one of the checked seeds) so that N = 1 gives
-  about 20 rounds, as the spec asks.
+  about 20 rounds (a choice of this package).
 * **E7 — bad epochs are few** (App. C.5): in every run with D > 0 the number of epochs whose
   potential grows by more than 1 is at most R_emp.
 * **E3 — sublinear regret** (Theorem 1): FN-UCB with N = ``n_E3`` and a round every iteration (D = 0):
-  ``E3-sublinear``: log–log slope of mean R̄(t) over t ∈ [T/4, T] is < 0.7 (spec E3; bootstrap SE
+  ``E3-sublinear``: log–log slope of mean R̄(t) over t ∈ [T/4, T] is < 0.7 (our threshold; bootstrap SE
   over runs, decided by :mod:`bandits.claims`' slope rule); ``E3-only-ucb-a-steeper``: the
   per-run slope of only-UCB_a (α ≡ 0) exceeds FN-UCB's (paired over runs).
 * **E13 — the effective dimension is small and grows slowly**: on the E3 FN-UCB runs,
@@ -50,8 +51,8 @@ Checks (thresholds fixed here before any run; a FAIL is reported as such)
   FN-UCB with N = ``N_E2`` (4) for ``T_E2`` iterations vs FN-UCB N = 1 for ``N_E2·T_E2``, both with a
   round every iteration (D = 0) and the module's hyperparameters (``stop_train_after`` = 2000 for
   both: the long single agent stops training at t = 2000 as the paper's runs do).
-  ``E2-federation-vs-central``: ratio of the mean total regrets ``N·R̄_T / R_{NT}(N=1)`` ≤ 3 (the
-  spec's soft threshold), paired over runs, decided on the 95 % bootstrap interval of the
+  ``E2-federation-vs-central``: ratio of the mean total regrets ``N·R̄_T / R_{NT}(N=1)`` ≤ 3 (our
+  soft threshold, fixed before the runs), paired over runs, decided on the 95 % bootstrap interval of the
   log-ratio (:func:`bandits.claims.compare_ratio`). ``E2-regret-slope-N``: the log–log slope of the
   mean total regret ``R_T(N) = N·R̄_T`` over ``N_grid_E2`` at T = ``T_E2`` is ≤ 3/2 (Less Comm., App.
   C.7; ≤ 1 for Theorem 1's full variant), on its 95 % bootstrap interval over runs.
@@ -97,7 +98,7 @@ figures notebook (``fn_ucb``: Figs. 1a/6, 1d, 1c, 3).
 
 Modes: ``quick`` T = 500, 3 runs, D ∈ {1, 2.5, 5, 10, 20}, N ∈ {1, 2, 4, 8}; E2 at T_E2 = 250 (N = 1
 for 1000 steps) with N ∈ {1, 2, 4}; E8 at T = 500; E12 at m = 64, T = 250; E14 at m ∈ {32, 128}.
-``full`` the spec's sizes (T = 1000, 3 runs, D ∈ {0.5, 1, 2.5, 5, 10, 20}; E3 at T = 2000; E2 at
+``full`` this package's full-mode sizes (T = 1000, 3 runs, D ∈ {0.5, 1, 2.5, 5, 10, 20}; E3 at T = 2000; E2 at
 T = 1000, N = 1 for 4000 steps, N ∈ {1, 2, 4, 8}; E8 at T = 1000; E12 at m = 256 (p0 = 5376),
 T = 500; E14 at m ∈ {32, 128, 512}). Measured CPU time (user + sys, one thread per run, on the
 shared 2-core machine): quick mode, the whole notebook (papermill, empty cache, ``n_jobs=1``,
@@ -126,7 +127,7 @@ __all__ = ["theory_params", "validate_theory", "theory_tasks", "run_theory_cell"
            "run_linearisation"]
 
 #: D = C_N · T / N for E6, fixed from a pilot (N = 1, T = 500, master seed 99, not a checked seed): c = 1 gave
-#: 25 rounds and c = 4 gave 12, so c = 1.5 for the spec's "~20 rounds at N = 1" (rounds ∝ c^(−1/2)).
+#: 25 rounds and c = 4 gave 12, so c = 1.5 for our target of "~20 rounds at N = 1" (rounds ∝ c^(−1/2)).
 C_N = 1.5
 
 _FULL = dict(T=1000, n_runs=3, n_D=5, D_grid=[0.5, 1.0, 2.5, 5.0, 10.0, 20.0], N_grid=[1, 2, 4, 8], c_N=C_N,
@@ -144,7 +145,7 @@ _QUICK = dict(_FULL, T=500, D_grid=[1.0, 2.5, 5.0, 10.0, 20.0], T_E3=500, stride
 
 SYNTH = {"lam": 0.1, "nu_a": 0.1, "nu_b": 0.1}
 
-#: The spec's checks that are claims of the figures notebook (``fn_ucb``), not of this one.
+#: The checks of this package's list (E1–E14) that are claims of the figures notebook (``fn_ucb``), not of this one.
 NOT_DONE = {
     "E1": "regret vs N: the figures notebook's Figs. 1a and 6 claims (fn_ucb)",
     "E9": "D ordering: the figures notebook's Fig. 1d claim (fn_ucb)",
@@ -613,24 +614,24 @@ def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", c
 Q = {
     "thm2": "C_T ≤ ⌈T/ζ⌉ + ⌈Rζ/D⌉ [the counting argument of Theorem 2's proof, App. D: at most ⌈T/ζ⌉ epochs "
             "longer than ζ and at most ⌈Rζ/D⌉ shorter ones]",
-    "thm2D": "C_T = Õ(√(TR/D)) [Theorem 2's proof, App. D; the spec's E5 reading: rounds fall with D at a log–log "
+    "thm2D": "C_T = Õ(√(TR/D)) [Theorem 2's proof, App. D; this package's reading: rounds fall with D at a log–log "
              "slope in [−1, 0], near −1/2]",
     "thm2N": "the total number of communication rounds ... C_T = Õ(d̃ √N) [Theorem 2, with D = T/(N d̃)]",
     "bad": "the number of bad epochs is at most R [App. C.5: epochs with log det V_p / det V_{p−1} > 1]",
     "thm1": "R_T = Õ(d̃ √(TN) + d_max N √T) [Theorem 1: regret sublinear in T]",
-    "deff": "the effective dimension d̃ ... [must grow slowly for Theorem 1's bound to be meaningful; spec E13]",
+    "deff": "the effective dimension d̃ ... [must grow slowly for Theorem 1's bound to be meaningful; this package's check E13]",
     "fed": "The first term d̃√(TN) in the regret upper bound (Theorem 1) arises due to UCB_a and reflects the benefit "
            "of the federated setting. In particular, this term matches the regret upper bound of standard Neural UCB "
-           "... running for TN iterations [Sec. 4.1; spec E2: R_T(N=4, T) / R_4T(N=1) soft pass if ≤ 3]",
+           "... running for TN iterations [Sec. 4.1; this package's check E2: R_T(N=4, T) / R_4T(N=1) soft pass if ≤ 3]",
     "fedN": "FN-UCB (Less Comm.) ... enjoys a regret upper bound of R_T = Õ(d̃√(TN) + d_max N√(TN)) [Sec. 4.1, "
-            "App. C.7: total regret grows at most as N^{3/2} at fixed T; spec E2]",
+            "App. C.7: total regret grows at most as N^{3/2} at fixed T; this package's check E2]",
     "alpha": "α is expected to be generally increasing with the number of iterations/epochs [Sec. 3.3, with "
              "α_{t,i} = σ^local_{t,i,min}/σ^local_{t,i,max}, σ^local_{t,i}(x) = √λ‖g(x;θ0)/√m‖_{(V^local_{t,i})⁻¹}]",
     "lemma3": "|h(x) − ⟨g(x;θ0)/√m, θ_{t,i}⟩| ≤ ν_TKN √λ ‖g(x;θ0)/√m‖_{V_{t,i}⁻¹}, ∀x ∈ X_{t,i} [Lemma 3, with "
-              "probability ≥ 1 − δ1 − δ2 − δ3 for ν_TKN = B + R√(2(log(1/δ3) + 1) + d̃ log(1 + TKN/λ)); spec E12: "
+              "probability ≥ 1 − δ1 − δ2 − δ3 for ν_TKN = B + R√(2(log(1/δ3) + 1) + d̃ log(1 + TKN/λ)); this package's check E12: "
               "coverage rises toward 1 with ν]",
     "lemma4": "|f(x;θ_sync,NN) − (1/N) Σ_i ⟨g(x;θ0)/√m, θ^local_{t,i}⟩| ≤ ε_linear,1(m,T) + ε_η,J + ε_linear,2(m,T) "
-              "[Lemma 4, step 1; both ε_linear ∝ m^{−1/6} log m; spec E14: the error decreases with m]",
+              "[Lemma 4, step 1; both ε_linear ∝ m^{−1/6} log m; this package's check E14: the error decreases with m]",
 }
 
 
@@ -742,7 +743,7 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
                                      f"{what}: mean C_T strictly decreasing along D = {Ds} (each step paired over "
                                      f"runs, {how})", r, value=f"mean C_T {mtxt}; deciding: {r.label}",
                                      **_lab("paper", "Theorem 2, App. D", *cause)))
-        for cid, lo_b, hi_b, txt in (("E5-slope", -1.0, 0.0, "in [−1, 0] (spec E5)"),
+        for cid, lo_b, hi_b, txt in (("E5-slope", -1.0, 0.0, "in [−1, 0] (our bound)"),
                                      ("E5-sqrt-scaling", -0.75, -0.25, "in [−0.75, −0.25], i.e. −1/2 ± 0.25 (our "
                                                                        "margin)")):
             s = slope_check(m.index.to_numpy(float), m.to_numpy(float), bound=lo_b, upper=hi_b, rule="interval",
@@ -758,13 +759,13 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
                         level=level, label="d log C_T / d log N")
         out.append(Claim.from_result("E6-sqrt-N" + sid, Q["thm2N"], f"cosine, D = {p['c_N']:g}·T/N, N = "
                                      f"{sorted(int(n) for n in e6.N.unique())}, {what}: log–log slope of mean C_T vs "
-                                     f"N in [0.2, 0.8] (spec E6; OLS, {level:.0%} interval)", s,
+                                     f"N in [0.2, 0.8] (our bound; OLS, {level:.0%} interval)", s,
                                      value=f"{_slope_text(s)}; mean C_T " + "; ".join(f"N={n}: {fmt(v)}"
                                                                                        for n, v in mN.items()),
                                      **_lab("paper", "Theorem 2", "setting",
                                             "Theorem 2 is an upper bound, C_T = Õ(d̃√N), for D = T/(N d̃) with d̃ "
                                             "unknown (here D = c_N·T/N, c_N from a pilot): a slope below 0.2 does "
-                                            "not contradict it; the spec reads it as a rate")))
+                                            "not contradict it; this package reads it as a rate")))
     # E7: a counting fact (each bad epoch adds more than 1 to a potential whose total is R_emp)
     ok7 = bool((pos.bad_epochs <= pos.R_emp).all())
     out.append(Claim("E7-bad-epochs", Q["bad"], "every run with D > 0 (both trainings): number of epochs whose "
@@ -778,7 +779,7 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
     x, y, g = _slope_fit_runs(c, "E3", p, "regret")
     s = slope_check(x, y, "<", 0.7, label="d log R̄(t) / d log t, t ∈ [T/4, T]", se="bootstrap", groups=g, level=level)
     out.append(Claim.from_result("E3-sublinear", Q["thm1"], f"cosine FN-UCB N={p['n_E3']}, D = 0, T={p['T_E3']}, "
-                                 "App. E's text training: log–log slope of mean R̄(t) over t ∈ [T/4, T] < 0.7 (spec E3; "
+                                 "App. E's text training: log–log slope of mean R̄(t) over t ∈ [T/4, T] < 0.7 (our threshold; "
                                  "bandits.claims' slope rule, SE and interval from a bootstrap over runs)", s,
                                  **_lab("paper", "Theorem 1", "setting", "Theorem 1 bounds R_T for m ≥ poly(T) and the "
                                         "theory's ν, λ, η, J; the runs use the experiments' m = 20 and App. E's "
@@ -827,7 +828,7 @@ def _more_claims(res: TheoryResults, level: float) -> list[Claim]:
         out.append(Claim.from_result("E2-federation-vs-central" + sid, Q["fed"], f"cosine, D = 0 (a round every "
                                      f"iteration), {what}: total regret N·R̄_T of FN-UCB with N={NE} over T={TE} vs "
                                      f"FN-UCB N=1 over {NE * TE} iterations (same hyperparameters); ratio of means ≤ 3 "
-                                     f"(spec's soft threshold), paired over runs, {how} interval of the log-ratio "
+                                     f"(our soft threshold), paired over runs, {how} interval of the log-ratio "
                                      "(bandits.claims' default)", r,
                                      value=f"{r.text()}; mean total regret {fmt(float((fed.N * fed.R_T).mean()))} "
                                            f"(N={NE}) vs {fmt(float(one.R_T.mean()))} (N=1, {NE * TE} steps)",
