@@ -27,6 +27,10 @@ Choices where the paper (§6, App. A) is silent, made by this package: the Δ gr
 ε = 0.1; one sample-size constant for every RAGE-family method (``constants``: "practical"
 = the RAGE code's 2(1+ε), the figures' default, or "theory" = the paper's 32(1+ε)²); an error
 in Figure 3 means *some* agent is wrong.
+
+Length (≈ 860 lines): Figures 2 and 3 and the run-based checks (C3, C4, C5, C8) share the instances, the
+method tables (both IndAlloc readings, IndPeaceFB pooled and unpooled) and the thresholds stated here;
+the theorem checks that need no Figure run live in :mod:`bandits.experiments.cope_theory`.
 """
 from __future__ import annotations
 
