@@ -21,7 +21,7 @@
 #
 # Checks of Dai et al., *Federated Neural Bandits* (ICLR 2023), Theorems 1 and 2, on the paper's synthetic
 # cosine bandit with FN-UCB (Less Comm.) and App. E's text training (FN-UCB's default, `nn_mode="own_prev"`:
-# every agent warm-starts from its own last parameters, 30 steps of lr 0.01 per round), spec §5.2. The checks
+# every agent warm-starts from its own last parameters, 30 steps of lr 0.01 per round). The check labels (E2–E14) and thresholds are this package's. The checks
 # with N or D varying (E2, E5, E6) are also run with the official code's training on its environment (one
 # shared network trained 30·N steps per round, training sets growing only at rounds), the training behind the
 # paper's numbers; their claims carry the suffix `-official`:
@@ -42,7 +42,7 @@
 #
 # * `mode="quick"` (default, about 1–2 minutes on 2 cores): T = 500, 3 runs, D ∈ {1, 2.5, 5, 10, 20}, N ∈ {1, 2, 4, 8};
 #   E2 at T = 250 (N ∈ {1, 2, 4}), E8 at T = 500, E12 at m = 64, T = 250, E14 at m ∈ {32, 128}.
-# * `mode="full"`: the spec's sizes, T = 1000 (E3 at T = 2000), 3 runs, D ∈ {0.5, 1, 2.5, 5, 10, 20};
+# * `mode="full"`: this package's full-mode sizes, T = 1000 (E3 at T = 2000), 3 runs, D ∈ {0.5, 1, 2.5, 5, 10, 20};
 #   E2 at T = 1000 (N ∈ {1, 2, 4, 8}), E8 at T = 1000, E12 at m = 256, T = 500, E14 at m ∈ {32, 128, 512}.
 
 # %% tags=["parameters"]
@@ -107,7 +107,7 @@ for k, v in th.NOT_DONE.items():
 # exact (both are counting facts of the trigger rule, hence implementation checks); the slopes are judged on
 # their 95% interval. E2, E5 and E6 are judged for both trainings: a claim that fails with App. E's text
 # training and passes with the official code's is a training effect (see `figures/fn_ucb/NOTE.md`). Reading E6: Theorem 2 is an *upper* bound
-# (`C_T = Õ(d̃√N)`), while the spec's E6 check asks for growth "roughly ∝ √N" (slope in [0.2, 0.8]);
+# (`C_T = Õ(d̃√N)`), while this package's E6 check asks for growth "roughly ∝ √N" (slope in [0.2, 0.8]);
 # a slope below 0.2 fails that check without contradicting the theorem's bound. Reading E12: Lemma 3's
 # ν_TKN = B + R√(…) is not computed (B, a bound on h's NTK norm, is unknown), so low coverage at a small ν
 # does not contradict the lemma; the check is that coverage rises toward 1 with ν. Reading E8: the paper expects α to increase; its level
