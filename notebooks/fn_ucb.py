@@ -31,7 +31,8 @@
 # use the NN parameters resulting from the last gradient descent training of agent i (instead of θ0)" and
 # trains "for 30 iterations with a learning rate of 0.01", stopping "after 2000 iterations". That is FN-UCB's
 # default here (`nn_mode="own_prev"`, solid curves, paper's environment). The official code's agents, its θ₀
-# network and its averaged network share one parameter storage (spec §8.3): one network is trained in turn on
+# network and its averaged network share one parameter storage (in the official repository's `NeuralTS/learner_diag.py`, `init_params` assigns
+# `.data`, not a copy; not in the paper): one network is trained in turn on
 # every agent's data, 30·N steps per round, and each agent's training set grows only at training rounds
 # (`nn_mode="official_shared"`, `official_train_subset=True`, on the code's environment; dashed, "[official]").
 # The paper's figures and released numbers come from the code's training. Every figure with N or D on an axis
@@ -132,9 +133,9 @@ if "6" in params["figures"]:
     save_figure(ex.plot_fig6(res), out_dir, "fig6")
 
 # %% [markdown]
-# ## The official code's training beside the released numbers (spec §4.3)
+# ## The official code's training beside the released numbers (official repository, not the paper)
 #
-# Released R̄(T) read from the official repository (T = 5000; the values read at T = 1000 when T = 1000;
+# Released R̄(T) read from the official repository's `results_fn_ucb/*.pkl` and `plot_figures.ipynb` (T = 5000; the values read at T = 1000 when T = 1000;
 # none for quick mode's T = 500). Only the ordering and the rough level are compared: the code's torch was
 # unseeded, its rows are in OpenML's order, and its regret subtracts the noisy reward.
 
