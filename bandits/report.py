@@ -246,11 +246,36 @@ def cause_text(c: dict) -> str:
     return CAUSE_WORDS.get(key, key) + (f": {note}" if note else "")
 
 
-def readme_summary(full: dict) -> str:
+_QUICK_LINE = re.compile(r"paper claims: (\d+) PASS, (\d+) FAIL, (\d+) INCONCLUSIVE; implementation checks: "
+                         r"(\d+) of (\d+) PASS")
+
+
+def quick_counts(notebooks: Path = ROOT / "notebooks") -> dict:
+    """Quick-mode counts per notebook, read from the last line of each committed reference's claims
+    output (the text ``make test`` compares under nbval): ``{name: (P, F, I, impl_pass, impl_all)}``."""
+    out = {}
+    for nb in sorted(Path(notebooks).glob("*.ipynb")):
+        try:
+            cells = json.loads(nb.read_text(encoding="utf-8")).get("cells", [])
+        except (OSError, ValueError):
+            continue
+        for c in cells:
+            if c.get("cell_type") == "code" and "NBVAL_CHECK_OUTPUT" in "".join(c.get("source", "")):
+                text = "".join("".join(o.get("text", "")) for o in c.get("outputs", []))
+                m = _QUICK_LINE.search(text)
+                if m:
+                    out[nb.stem] = tuple(int(g) for g in m.groups())
+    return out
+
+
+def readme_summary(full: dict, quick: dict | None = None) -> str:
     """The README's summary: per paper, paper claims (PASS / FAIL / INCONCLUSIVE) apart from
-    implementation checks (PASS of all), and the headline claim's verdict in one line."""
-    lines = ["| paper | paper claims: PASS / FAIL / INCONCLUSIVE | implementation checks: PASS of all | "
-             "headline claim (verdict) |", "|---|---|---|---|"]
+    implementation checks (PASS of all), in full mode and, from the notebooks' committed references
+    (:func:`quick_counts`), in quick mode; and the headline claim's verdict in one line."""
+    quick = quick_counts() if quick is None else quick
+    lines = ["| paper | full mode: paper claims PASS / FAIL / INCONCLUSIVE | implementation checks | "
+             "quick mode (`make test`): paper claims; implementation checks | headline claim, full mode (verdict) |",
+             "|---|---|---|---|---|"]
     esc = lambda t: str(t).replace("|", "\\|")
     superseded = []
     for paper, entries in by_paper(full).items():
@@ -266,7 +291,10 @@ def readme_summary(full: dict) -> str:
             head = f"**{_verdict(h[1])}**: {esc(_short(h[1]['claim']))} (`{h[1]['id']}`)" if h else "-"
         impl = f"{i['PASS']} of {sum(i.values())}" if any("kind" in c for c in claims) else "not labelled yet¹"
         name = paper if paper in PAPER_ORDER else f"{paper}: the project's own claims, not a paper's"
-        lines.append(f"| {name} | {p['PASS']} / {p['FAIL']} / {p['INCONCLUSIVE']} | {impl} | {head} |")
+        q = [quick[nb] for nb, _pl in entries if nb in quick]
+        qtext = (f"{sum(x[0] for x in q)} / {sum(x[1] for x in q)} / {sum(x[2] for x in q)}; "
+                 f"{sum(x[3] for x in q)} of {sum(x[4] for x in q)}") if q else "-"
+        lines.append(f"| {name} | {p['PASS']} / {p['FAIL']} / {p['INCONCLUSIVE']} | {impl} | {qtext} | {head} |")
     if any(not any("kind" in c for _nb, pl in e for c in pl.get("claims", [])) for e in by_paper(full).values()):
         lines += ["", "¹ Its claims.json files were written before claims had a kind (paper claim or "
                       "implementation check): all its claims are counted in the first column until its "
