@@ -124,7 +124,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..runner import run_key, run_seeds, sweep
+from ..runner import canonical, run_key, run_regret_cell, run_seeds, sweep
+from ..sim import Observer
 from .common import Claim, ParameterError, check_int, fmt, mode_params, resolve_device_param
 
 __all__ = ["theory_params", "validate_theory", "theory_tasks", "run_theory_cell", "run_theory", "TheoryResults",
@@ -293,18 +294,27 @@ def theory_tasks(p: dict) -> dict[str, list[tuple[dict, int]]]:
     return out
 
 
-def _recording(cls):
-    """``cls`` with the potential ``Σ_j log(V_sync,jj/λ)`` recorded after every round."""
+class PotentialRecorder(Observer):
+    """Records the potential ``Σ_j log(V_sync,jj/λ)`` after every communication round. The loop calls it
+    after each ``update``; a round happened at step t iff the policy's public ``round_times`` ends with t
+    (``_round`` is the last thing ``update`` does, so the state read here is the round's)."""
 
-    class Recording(cls):
-        def _round(self, t, xs, ys):
-            super()._round(t, xs, ys)
-            if not hasattr(self, "rec_potential"):
-                self.rec_potential = []
-            self.rec_potential.append(float(np.sum(np.log(self.dsync / self.lam))))
+    def __init__(self):
+        self.potential: list[float] = []
 
-    Recording.__name__ = f"Recording{cls.__name__}"
-    return Recording
+    def on_step(self, t, agents, arms, choices, rewards, means, policy):
+        if policy.round_times and policy.round_times[-1] == t:
+            self.potential.append(float(np.sum(np.log(policy.dsync / policy.lam))))
+
+
+class ContextRecorder(Observer):
+    """E12: records every step's raw contexts, ``(N, K, d)`` (what the policy was shown by the loop)."""
+
+    def __init__(self):
+        self.contexts: list[np.ndarray] = []
+
+    def on_step(self, t, agents, arms, choices, rewards, means, policy):
+        self.contexts.append(np.stack([np.asarray(arms.for_agent(k), dtype=float) for k in range(policy.N)]))
 
 
 def _alpha_probe(cls):
@@ -316,7 +326,11 @@ def _alpha_probe(cls):
 
     min and max over the candidates plus the agent's last ``alpha_recent`` queried contexts, is
     evaluated in the rounds after the logged iterations ``t_log`` (the paper's 1-based t, i.e. with
-    ``V^local`` holding t points). The NN is never trained (it does not enter α or UCB_a)."""
+    ``V^local`` holding t points). The NN is never trained (it does not enter α or UCB_a).
+
+    Why a subclass and not an observer: it changes the policy (α ≡ 0 in selection, no training: a variant,
+    not a recording), and the theory α is computed inside ``_round`` from the state of that moment and
+    the round's step (``_t_sel``) and is kept only when not zeroed, which the loop never sees."""
 
     class AlphaProbe(cls):
         def __init__(self, *args, t_log=(), **kw):
@@ -343,15 +357,18 @@ def _alpha_probe(cls):
 
 
 def _coverage_probe(cls):
-    """E12: ``cls`` recording, at every step, the raw contexts and UCB_a's mean ``⟨φ(x), θ_{t,i}⟩`` and
-    ``φ(x)ᵀ V_{t,i}⁻¹ φ(x)`` of every (agent, context), as the policy computes them for its choice."""
+    """E12: ``cls`` recording, at every step, UCB_a's mean ``⟨φ(x), θ_{t,i}⟩`` and ``φ(x)ᵀ V_{t,i}⁻¹ φ(x)``
+    of every (agent, context), as the policy computes them for its choice (the contexts are recorded by
+    a :class:`ContextRecorder`).
+
+    Why a subclass and not an observer: both are computed inside ``select`` from the state *before* the
+    step's ``update``; an observer is called after the update and sees only the updated state (and the
+    policy keeps neither value), so the recording must sit where the policy computes them."""
 
     class CoverageProbe(cls):
-        def select(self, t, agents, arms):
-            if not hasattr(self, "probe_ctx"):
-                self.probe_ctx, self.probe_mean, self.probe_q = [], [], []
-            self.probe_ctx.append(np.stack([np.asarray(arms.for_agent(k), dtype=float) for k in range(self.N)]))
-            return super().select(t, agents, arms)
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **kw)
+            self.probe_mean, self.probe_q = [], []
 
         def _mean_quad_a(self, Phi):
             mean, q = super()._mean_quad_a(Phi)
@@ -377,64 +394,73 @@ def coverage_fraction(h, mean, q, nu: float, lam: float, two_sided: bool = False
 
 
 def run_theory_cell(config: dict, seed: int, rep: int) -> dict:
-    """One run (pure function of its arguments), as :func:`bandits.runner.run_cell`, returning also
-    the potential after every round (``arrays["potential"]``, aligned with ``info["round_times"]``)
-    and, in ``meta["final"]``, the diagonal and exact ``log det(V_sync/λ)`` after the last round
-    (the exact one only for p ≤ 2000: a p³ factorisation). With ``config["probe"]``:
-    ``"theory_alpha"`` (E8) adds ``arrays["alpha_t"]``, ``arrays["alpha"]``; ``"ucb_a_coverage"``
-    (E12) adds the per-step coverage ``arrays["cover"]`` (h ≤ UCB_a) and ``arrays["cover_abs"]``
-    (|h − mean| ≤ width) at the run's own ν. ``config["loop"] == "fn_linearisation"`` is E14
-    (:func:`run_linearisation`)."""
+    """One run (pure function of its arguments): :func:`bandits.runner.run_regret_cell` (the one run
+    recipe: same seeds, loop and common random numbers as :func:`bandits.runner.run_cell`) watched by a
+    :class:`PotentialRecorder`, returning the regret, the potential after every round
+    (``arrays["potential"]``, aligned with ``info["round_times"]``) and, in ``meta["final"]``, the
+    diagonal and exact ``log det(V_sync/λ)`` after the last round (the exact one only for p ≤ 2000: a p³
+    factorisation); the recipe's communication arrays and meta are not kept (the checks count rounds
+    from ``info``). With ``config["probe"]``: ``"theory_alpha"`` (E8, :func:`_alpha_probe`) adds
+    ``arrays["alpha_t"]``, ``arrays["alpha"]``; ``"ucb_a_coverage"`` (E12, :func:`_coverage_probe` and a
+    :class:`ContextRecorder`) adds the per-step coverage ``arrays["cover"]`` (h ≤ UCB_a) and
+    ``arrays["cover_abs"]`` (|h − mean| ≤ width) at the run's own ν. ``config["loop"] ==
+    "fn_linearisation"`` is E14 (:func:`run_linearisation`)."""
     if config.get("loop") == "fn_linearisation":
         return run_linearisation(config, seed, rep)
     from ..algorithms import get_algorithm
-    from ..comm import CommLedger
-    from ..envs import make_env
-    from ..runner import _canonical
-    from ..sim import run_regret
 
-    N, T = int(config["N"]), int(config["T"])
-    env = make_env(config["env"], config.get("env_seed", 0))
-    env_ss, alg_ss = run_seeds(seed, rep)
-    ss_env, ss_noise, ss_cand = env_ss.spawn(3)  # the first two are the ones run_cell uses (spawn(2))
-    rng_env, rng_noise = np.random.default_rng(ss_env), np.random.default_rng(ss_noise)
-    ledger = CommLedger(N, T)
     probe = config.get("probe", {}).get("kind")
-    cls = _recording(get_algorithm(config["algorithm"]))
-    kw = dict(config.get("params", {}))
+    cls = get_algorithm(config["algorithm"])
+    recorder, observers = PotentialRecorder(), []
     if probe == "theory_alpha":
         cls = _alpha_probe(cls)
-        kw["alpha_candidates"] = env.sampler(np.random.default_rng(ss_cand), int(config["probe"]["n_candidates"]))
-        kw["t_log"] = list(config["probe"]["t_log"])
+        ss_cand = run_seeds(seed, rep)[0].spawn(3)[2]  # the environment stream's third child (the recipe uses two)
+        n_cand, t_log = int(config["probe"]["n_candidates"]), list(config["probe"]["t_log"])
+
+        class _Cell(cls):
+            @classmethod
+            def env_params(klass, env, params):
+                return {**params, "alpha_candidates": env.sampler(np.random.default_rng(ss_cand), n_cand),
+                        "t_log": t_log}
+
+        cls = _Cell
     elif probe == "ucb_a_coverage":
         cls = _coverage_probe(cls)
+        observers.append(ContextRecorder())
     elif probe is not None:
         raise ValueError(f"config 'probe' kind must be 'theory_alpha' or 'ucb_a_coverage', got {probe!r}")
-    policy = cls(N, T, env.dim, alg_ss, ledger, **kw)
-    trace = run_regret(policy, env, T, N, rng_env, rng_noise)
-    pot = np.asarray(getattr(policy, "rec_potential", []), dtype=float)
-    final = {"potential_diag": float(np.sum(np.log(policy.dsync / policy.lam))), "p0": int(policy.p)}
-    if hasattr(policy, "Vsync_inv") and policy.p <= 2000:
-        sign, ld = np.linalg.slogdet(policy.Vsync_inv)
-        final["potential_exact"] = float(-ld - policy.p * math.log(policy.lam)) if sign > 0 else float("nan")
-    info = dict(trace.info)
-    info.pop("alpha", None)  # the ramp is deterministic; not needed here
-    info.pop("alpha_rounds", None)  # one per round; E8 keeps its logged values below
-    arrays = {"regret": trace.regret, "potential": pot}
-    if probe == "theory_alpha":
-        ts = sorted(policy.probe_alpha)
-        arrays["alpha_t"] = np.asarray(ts, dtype=float)
-        arrays["alpha"] = np.asarray([policy.probe_alpha[t] for t in ts], dtype=float)
-    elif probe == "ucb_a_coverage":
-        X = np.asarray(policy.probe_ctx)  # (T, N, K, d) raw contexts
-        h = np.asarray(env.f(X.reshape(-1, X.shape[-1]))).reshape(X.shape[:3])
-        mean, q = np.asarray(policy.probe_mean), np.asarray(policy.probe_q)
-        w = policy.nu_a * math.sqrt(policy.lam) * np.sqrt(q)
-        arrays["cover"] = np.mean(h <= mean + w, axis=(1, 2))
-        arrays["cover_abs"] = np.mean(np.abs(h - mean) <= w, axis=(1, 2))
-        arrays["width"] = np.mean(w, axis=(1, 2))
-    meta = {"info": info, "wall_time": trace.wall_time, "final": final, "n_agents": N}
-    return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
+    observers.insert(0, recorder)
+
+    def collect(ctx):
+        policy, env = ctx.policy, ctx.env
+        final = {"potential_diag": float(np.sum(np.log(policy.dsync / policy.lam))), "p0": int(policy.p)}
+        if hasattr(policy, "Vsync_inv") and policy.p <= 2000:
+            sign, ld = np.linalg.slogdet(policy.Vsync_inv)
+            final["potential_exact"] = float(-ld - policy.p * math.log(policy.lam)) if sign > 0 else float("nan")
+        info = dict(ctx.trace.info)
+        info.pop("alpha", None)  # the ramp is deterministic; not needed here
+        info.pop("alpha_rounds", None)  # one per round; E8 keeps its logged values below
+        arrays = {"potential": np.asarray(recorder.potential, dtype=float)}
+        if probe == "theory_alpha":
+            ts = sorted(policy.probe_alpha)
+            arrays["alpha_t"] = np.asarray(ts, dtype=float)
+            arrays["alpha"] = np.asarray([policy.probe_alpha[t] for t in ts], dtype=float)
+        elif probe == "ucb_a_coverage":
+            X = np.asarray(ctx.observers[1].contexts)  # (T, N, K, d) raw contexts
+            h = np.asarray(env.f(X.reshape(-1, X.shape[-1]))).reshape(X.shape[:3])
+            mean, q = np.asarray(policy.probe_mean), np.asarray(policy.probe_q)
+            w = policy.nu_a * math.sqrt(policy.lam) * np.sqrt(q)
+            arrays["cover"] = np.mean(h <= mean + w, axis=(1, 2))
+            arrays["cover_abs"] = np.mean(np.abs(h - mean) <= w, axis=(1, 2))
+            arrays["width"] = np.mean(w, axis=(1, 2))
+        return arrays, {"info": info, "final": final}
+
+    res = run_regret_cell(config, seed, rep, policy_class=cls, observers=observers, collect=collect)
+    for k in ("comm_up", "comm_down", "n_active"):  # not used by the checks: kept out of the cache
+        res["arrays"].pop(k)
+    for k in ("fstar", "comm_by_kind", "comm_rounds"):
+        res["meta"].pop(k)
+    return res
 
 
 # ------------------------------------------------------------------- E14: linearisation error (dual form)
@@ -504,7 +530,6 @@ def run_linearisation(config: dict, seed: int, rep: int) -> dict:
     ``dist_ratio = max_i ‖θ_i − θ0‖ / (2√(n/(mλ)))`` (Lemma C.1's ball, used by step 1)."""
     from .. import neural as nn
     from ..envs import make_env
-    from ..runner import _canonical
 
     m, n, N, lam = int(config["m"]), int(config["n"]), int(config["N"]), float(config["lam"])
     env = make_env(config["env"], config.get("env_seed", 0))
@@ -535,7 +560,7 @@ def run_linearisation(config: dict, seed: int, rep: int) -> dict:
             "err_opt": float(np.max(np.abs(gd - lin))), "scale": float(np.max(np.abs(lin))),
             "f0_max": float(np.max(np.abs(mlp.forward_numpy(theta0, Xtm)))), "p0": int(mlp.p0), "lr": eta,
             "steps": J, "dist_ratio": dist / (2.0 * math.sqrt(n / (m * lam)))}
-    return {"arrays": {}, "meta": json.loads(_canonical(meta))}
+    return {"arrays": {}, "meta": json.loads(canonical(meta))}
 
 
 @dataclass
