@@ -1,4 +1,4 @@
-"""FN-UCB theory checks E2, E8, E12, E14 (bandits/experiments/fn_ucb_theory.py): parameters and tasks,
+"""FN-UCB theory checks E2, E8, E12, E14 (bandits/experiments/fn_ucb_theory/): parameters and tasks,
 the theory-α probe against a direct computation, the coverage fraction, the dual-form linear
 predictors against the primal ones, the E14 cell, and the claims on hand-made tables."""
 import math
@@ -9,6 +9,7 @@ import pytest
 
 from bandits.experiments import fn_ucb_theory as th
 from bandits.experiments.common import ParameterError
+from bandits.experiments.fn_ucb_theory import claims as th_claims, runs as th_runs, setting as th_setting
 
 
 # ------------------------------------------------------------------------------ parameters and tasks
@@ -49,7 +50,7 @@ def test_theory_alpha_probe_matches_a_direct_computation():
     env = make_env(th.ENV, 0)
     rng = np.random.default_rng(np.random.SeedSequence(3))
     cands = env.sampler(rng, 30)
-    cls = th._alpha_probe(get_algorithm("FN-UCB"))
+    cls = th_runs._alpha_probe(get_algorithm("FN-UCB"))
     pol = cls(1, T, env.dim, np.random.SeedSequence(4), CommLedger(1, T), width=4, lam=lam, alpha_mode="theory",
               alpha_candidates=cands, alpha_recent=R, t_log=[1, 7, T], device="cpu")
     run_regret(pol, env, T, 1, np.random.default_rng(5), np.random.default_rng(6))
@@ -97,14 +98,14 @@ def test_coverage_cell_records_ucb_a_of_the_run():
     from bandits.sim import run_regret
 
     T, nu = 6, 0.5
-    cfg = th._e12_config(th.theory_params("quick", m_E12=8, T_E12=T), nu)
+    cfg = th_setting._e12_config(th.theory_params("quick", m_E12=8, T_E12=T), nu)
     arr = th.run_theory_cell(cfg, 0, 0)["arrays"]
     assert arr["cover"].shape == (T,) and np.all((0 <= arr["cover"]) & (arr["cover"] <= 1))
     # the same run by hand (same streams): the cell's coverage is the fraction of h ≤ UCB_a per step
     env = make_env(cfg["env"], 0)
     env_ss, alg_ss = th.run_seeds(0, 0)
     s_env, s_noise = env_ss.spawn(2)
-    pol = th._coverage_probe(get_algorithm(cfg["algorithm"]))(2, T, env.dim, alg_ss, CommLedger(2, T), **cfg["params"])
+    pol = th_runs._coverage_probe(get_algorithm(cfg["algorithm"]))(2, T, env.dim, alg_ss, CommLedger(2, T), **cfg["params"])
     ctx = th.ContextRecorder()
     run_regret(pol, env, T, 2, np.random.default_rng(s_env), np.random.default_rng(s_noise), observers=(ctx,))
     X = np.asarray(ctx.contexts)
@@ -153,7 +154,7 @@ def test_linearisation_step_and_cell():
     assert math.isclose(eta, 1 / (32 * 401)) and J == 2767
     rate = 1 - eta * 32 * 1.0
     assert rate**J <= 1e-3 < rate ** (J - 1)
-    cfg = dict(th._e14_config(th.theory_params("quick"), 8), n=12, N=2, n_test=5, tol=0.3)
+    cfg = dict(th_setting._e14_config(th.theory_params("quick"), 8), n=12, N=2, n_test=5, tol=0.3)
     r = th.run_theory_cell(cfg, 0, 1)["meta"]
     assert r["f0_max"] < 1e-12  # mirrored inputs: f(x; θ0) = 0 (Assumption 1)
     assert 0 <= r["err"] <= r["err_lin"] + r["err_opt"] + 1e-12  # triangle inequality
@@ -184,7 +185,7 @@ def _fake_results(cov_up=True):
 
 
 def test_more_claims_on_hand_made_tables():
-    cl = {c.id: c for c in th._more_claims(_fake_results(), 0.95)}
+    cl = {c.id: c for c in th_claims._more_claims(_fake_results(), 0.95)}
     assert set(cl) == {"E2-federation-vs-central", "E2-regret-slope-N", "E8-alpha-rises", "E12-coverage-rises",
                        "E14-linearisation-shrinks"}
     # the slope over 3 runs: bandits.claims' calibrated interval (jackknife-t ∪ bootstrap-t ∪ percentile) is
@@ -195,5 +196,5 @@ def test_more_claims_on_hand_made_tables():
     assert math.isclose(cl["E2-federation-vs-central"].effect, 4 * 21.0 / 62.0)
     assert "smallest ν with coverage ≥ 0.95: 2" in cl["E12-coverage-rises"].value
     assert "does not approach 1" in cl["E8-alpha-rises"].value
-    bad = {c.id: c for c in th._more_claims(_fake_results(cov_up=False), 0.95)}
+    bad = {c.id: c for c in th_claims._more_claims(_fake_results(cov_up=False), 0.95)}
     assert bad["E12-coverage-rises"].verdict == "FAIL" and "none" in bad["E12-coverage-rises"].value
