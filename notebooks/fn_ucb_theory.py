@@ -37,7 +37,7 @@
 # * **E12** UCB_a's coverage `h(x) ≤ UCB_a(x)` (Lemma 3) vs ν, with the paper's NTK features;
 # * **E14** the linearisation error of Lemma 4 (step 1) shrinks with the width m.
 #
-# Every threshold is fixed in `bandits/experiments/fn_ucb_theory.py` (module docstring) before the runs.
+# Every threshold is fixed in `bandits/experiments/fn_ucb_theory/` (the package docstring) before the runs.
 # E1 and E9–E11 are claims of the figures notebook (`fn_ucb`; listed below).
 #
 # * `mode="quick"` (default, about 1–2 minutes on 2 cores): T = 500, 3 runs, D ∈ {1, 2.5, 5, 10, 20}, N ∈ {1, 2, 4, 8};

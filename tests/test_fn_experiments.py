@@ -1,4 +1,4 @@
-"""FN-UCB experiment modules (bandits/experiments/fn_ucb.py, fn_ucb_theory.py): parameters, task
+"""FN-UCB experiment modules (bandits/experiments/fn_ucb.py, the fn_ucb_theory package): parameters, task
 construction, claims on hand-made results, and one tiny recorded run (no timing)."""
 from __future__ import annotations
 
