@@ -552,3 +552,23 @@ def test_null_pass_rate_and_power_table_are_reproducible():
     rows = C.power_table(ns=(5,), effects=(0.0, 2.0), n_sims=300)
     assert rows[0]["effect"] == 0.0 and rows[1]["pass"] > rows[0]["pass"]
     assert rows[1]["exact_t"] == pytest.approx(rows[1]["pass"], abs=0.1)
+
+
+def test_every_committed_claim_has_a_kind_and_every_non_pass_a_cause():
+    """Issue 23: every figures/**/claims.json labels each claim (paper claim or implementation check) and gives
+    each FAIL / INCONCLUSIVE a cause, archived and superseded runs included."""
+    from pathlib import Path
+
+    from bandits.experiments.common import CAUSES, KINDS
+
+    root = Path(__file__).resolve().parents[1] / "figures"
+    files = sorted(root.rglob("claims.json"))
+    assert files
+    bad = []
+    for f in files:
+        for c in json.loads(f.read_text())["claims"]:
+            if c.get("kind") not in KINDS:
+                bad.append(f"{f.relative_to(root)}: {c['id']} has no kind")
+            if c.get("verdict") != "PASS" and c.get("cause") not in CAUSES:
+                bad.append(f"{f.relative_to(root)}: {c['id']} ({c.get('verdict')}) has no cause")
+    assert not bad, bad[:10]
