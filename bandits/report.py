@@ -284,10 +284,10 @@ def readme_summary(full: dict, quick: dict | None = None) -> str:
         claims = [c for _nb, payload in current for c in payload.get("claims", [])]
         k = kind_counts(claims)
         p, i = k["paper"], k["implementation"]
-        h = headline(entries[:1] if entries and entries[0][1].get("superseded") else current)
         if entries and entries[0][1].get("superseded"):
             head = f"- (`{entries[0][0]}`: its full-mode run predates the current code, not counted²)"
         else:
+            h = headline(current)
             head = f"**{_verdict(h[1])}**: {esc(_short(h[1]['claim']))} (`{h[1]['id']}`)" if h else "-"
         impl = f"{i['PASS']} of {sum(i.values())}" if any("kind" in c for c in claims) else "not labelled yet¹"
         name = paper if paper in PAPER_ORDER else f"{paper}: the project's own claims, not a paper's"
