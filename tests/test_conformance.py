@@ -1,8 +1,9 @@
 """One conformance test over every registered algorithm (scikit-learn's ``check_estimator`` is the model).
 
-Every name in :data:`bandits.algorithms.ALGORITHMS` and :data:`bandits.algorithms.PE_ALGORITHMS` must have a
-case here (a small environment and the parameters it needs), so a newly registered algorithm fails
-:func:`test_every_registered_algorithm_has_a_case` until it is added — the "Adding a paper" guide says so.
+The tests are parametrized over :data:`bandits.algorithms.ALGORITHMS` and :data:`PE_ALGORITHMS`, so a newly
+registered algorithm is run at once: on the finite-domain h1 environment with its default parameters, or on
+the case :data:`_SPECIAL` gives it (a small environment and the parameters it needs); one that cannot run
+that way fails :func:`test_regret_policy_conforms` until it has a case — the "Adding a paper" guide says so.
 Each case runs through the one run recipe (:func:`bandits.runner.run_cell`) and is checked for:
 
 * shapes: per-step regret, communication and active-agent arrays of length ``T``; regret finite and >= 0
@@ -75,14 +76,6 @@ def _meta(m):
     if isinstance(m, dict):
         return {k: _meta(v) for k, v in m.items() if k not in _PROCESS_STATE}
     return m
-
-
-def test_every_registered_algorithm_has_a_case():
-    for name in ALGORITHMS:
-        cfg = regret_case(name)
-        assert cfg["algorithm"] == name
-    for name in PE_ALGORITHMS:
-        get_pe_algorithm(name)  # importable
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
