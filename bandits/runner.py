@@ -50,7 +50,7 @@ from . import __version__
 
 __all__ = ["run_cell", "run_regret_cell", "RunContext", "canonical", "run_pure_exploration_on", "run_key", "arithmetic_path", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
            "run_seeds", "validate_backend", "resolve_scheduler", "check_workers", "worker_identity",
-           "WorkerMismatchError", "code_fingerprint", "NOT_IN_RUNS"]
+           "WorkerMismatchError", "code_fingerprint", "NOT_IN_RUNS", "in_runs"]
 
 BACKENDS = ("serial", "loky", "threading", "dask")
 
@@ -83,8 +83,22 @@ _FINGERPRINT: str | None = None
 
 
 #: Modules that never run inside a cell (figures, the claims' statistics, reports, benchmarks): editing
-#: them does not invalidate cached runs.
+#: them does not invalidate cached runs. Besides these four, every module named ``claims.py``,
+#: ``plots.py``, ``<name>_claims.py`` or ``<name>_plots.py`` anywhere in the package is left out
+#: (:func:`in_runs`): an experiment's claims and figures live there, so a claim's text, threshold or
+#: statistic can change without recomputing a run. ``tests/test_runner.py`` checks that no module the
+#: fingerprint covers imports one it leaves out (else a run could depend on code outside its key).
 NOT_IN_RUNS = ("bench.py", "claims.py", "plotting.py", "report.py")
+_NOT_IN_RUNS_NAMES = ("claims.py", "plots.py")
+_NOT_IN_RUNS_SUFFIXES = ("_claims.py", "_plots.py")
+
+
+def in_runs(rel: str) -> bool:
+    """Whether the package module at ``rel`` (a path relative to the package, e.g.
+    ``"experiments/duets_claims.py"``) enters :func:`code_fingerprint`: False for :data:`NOT_IN_RUNS`
+    and for claims and plots modules (their names end in ``claims.py`` / ``plots.py``)."""
+    name = rel.rsplit("/", 1)[-1]
+    return not (rel in NOT_IN_RUNS or name in _NOT_IN_RUNS_NAMES or name.endswith(_NOT_IN_RUNS_SUFFIXES))
 
 
 def _code_text(source: str) -> str:
@@ -121,7 +135,7 @@ def _fingerprint_tree(root: Path) -> str:
     h = hashlib.sha256()
     for p in sorted(Path(root).rglob("*.py")):
         rel = p.relative_to(root).as_posix()
-        if rel in NOT_IN_RUNS:
+        if not in_runs(rel):
             continue
         h.update(rel.encode())
         h.update(_code_text(p.read_text(encoding="utf-8")).encode())
