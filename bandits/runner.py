@@ -82,13 +82,14 @@ def _json_default(o):
 _FINGERPRINT: str | None = None
 
 
-#: Modules that never run inside a cell (figures, the claims' statistics, reports, benchmarks): editing
-#: them does not invalidate cached runs. Besides these four, every module named ``claims.py``,
+#: Modules that never run inside a cell (figures, the claims' statistics, reports, benchmarks, the
+#: notebooks' set-up and finish), as paths relative to the package: editing them does not invalidate
+#: cached runs. Besides these, every module named ``claims.py``,
 #: ``plots.py``, ``<name>_claims.py`` or ``<name>_plots.py`` anywhere in the package is left out
 #: (:func:`in_runs`): an experiment's claims and figures live there, so a claim's text, threshold or
-#: statistic can change without recomputing a run. ``tests/test_runner.py`` checks that no module the
+#: statistic can change without recomputing a run. ``tests/test_package_structure.py`` checks that no module the
 #: fingerprint covers imports one it leaves out (else a run could depend on code outside its key).
-NOT_IN_RUNS = ("bench.py", "claims.py", "plotting.py", "report.py")
+NOT_IN_RUNS = ("bench.py", "claims.py", "plotting.py", "report.py", "experiments/notebook.py")
 _NOT_IN_RUNS_NAMES = ("claims.py", "plots.py")
 _NOT_IN_RUNS_SUFFIXES = ("_claims.py", "_plots.py")
 

@@ -51,7 +51,7 @@ protocols = None        # None: ["sync", "async"]
 n_runs = None           # None: the mode's value
 
 # %%
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import arena as ex
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,

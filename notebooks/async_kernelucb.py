@@ -62,7 +62,7 @@ heavy_runs = None       # None: the mode's default ({"OneKernelUCB": 5} in full 
 # %%
 import numpy as np
 import pandas as pd
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, write_results_csv
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
 from bandits.experiments import async_kernelucb as ex
 from bandits.plotting import save_figure
 

@@ -42,7 +42,7 @@ cache_dir = None
 
 # %%
 import pandas as pd
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import async_theory as th
 from bandits.plotting import save_figure
 

@@ -69,7 +69,7 @@ ablations = False       # True adds the dashed curves not in the paper (oracle K
 # %%
 import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")   # tiny per-agent matrices: threaded BLAS only slows them down
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, write_results_csv
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
 from bandits.experiments import coop_kernelucb as ex
 from bandits.plotting import save_figure
 

@@ -48,7 +48,7 @@ T = None                # None: the mode's horizon (quick 100, full 200)
 # %%
 import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")   # tiny per-agent matrices: threaded BLAS only slows them down
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import coop_theory as ex
 from bandits.plotting import save_figure
 

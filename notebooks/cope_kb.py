@@ -65,7 +65,7 @@ constants = "practical" # sample-size constant of every RAGE-family method: "pra
 # %%
 import numpy as np
 import pandas as pd
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, CSV_FLOAT_FORMAT
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, CSV_FLOAT_FORMAT
 from bandits.experiments import cope_kb as ex
 from bandits.plotting import save_figure
 

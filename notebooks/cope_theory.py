@@ -56,7 +56,7 @@ cache_dir = None
 
 # %%
 import pandas as pd
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, CSV_FLOAT_FORMAT
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, CSV_FLOAT_FORMAT
 from bandits.experiments import cope_kb as ex
 from bandits.experiments import cope_theory as ct
 from bandits.plotting import save_figure

@@ -48,7 +48,7 @@ n_runs = None           # None: the mode's value
 betas = None            # None: the paper's grid [0.2, 0.5, 1, 2, 5]
 
 # %%
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, write_results_csv
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
 from bandits.experiments import duets as ex
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,

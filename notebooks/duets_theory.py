@@ -38,7 +38,8 @@ out = "results/quick/duets_theory"
 cache_dir = None
 
 # %%
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, loglog_slope
+from bandits.experiments.common import loglog_slope
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import duets_theory as th
 from bandits.plotting import setup_style, save_figure
 import numpy as np

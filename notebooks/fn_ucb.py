@@ -74,7 +74,7 @@ official = None         # None: run the official code's training beside App. E's
 device = "cpu"          # torch device of the networks: "cpu" (the tested default; the committed figures), "cuda", or "auto" (CUDA when torch sees a GPU)
 
 # %%
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir, write_results_csv
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
 from bandits.experiments import fn_ucb as ex
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,

@@ -57,7 +57,7 @@ cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 device = "cpu"          # torch device of the networks: "cpu" (the tested default), "cuda", or "auto" (CUDA when torch sees a GPU)
 
 # %%
-from bandits.experiments.common import start_notebook, finish_notebook, default_cache_dir
+from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import fn_ucb_theory as th
 from bandits.plotting import save_figure
 

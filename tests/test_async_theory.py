@@ -8,7 +8,8 @@ from bandits.algorithms.async_kernel_ucb import effective_dimension
 from bandits.estimators import information_gain
 from bandits.experiments import async_theory as at
 from bandits.experiments.async_theory import maths as at_maths, runs as at_runs, setting as at_setting
-from bandits.experiments.common import Claim, ParameterError
+from bandits.experiments.claims import Claim
+from bandits.experiments.common import ParameterError
 from bandits.kernels import make_kernel
 
 TINY = dict(N=5, T=200, n_runs=1, c1_q=[0.5, 2.0], c1_D=[1.0], c4_D=[at.INV_N2, 1.0, 10.0], c5_q=[1.0],

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bandits import claims as C
-from bandits.experiments.common import Claim, claims_table, summary_line, write_claims
+from bandits.experiments.claims import Claim, claims_table, summary_line, write_claims
 
 NB = 2000  # bootstrap resamples in tests (the default 10 000 is for the notebooks)
 
@@ -559,7 +559,7 @@ def test_every_committed_claim_has_a_kind_and_every_non_pass_a_cause():
     each FAIL / INCONCLUSIVE a cause, archived and superseded runs included."""
     from pathlib import Path
 
-    from bandits.experiments.common import CAUSES, KINDS
+    from bandits.experiments.claims import CAUSES, KINDS
 
     root = Path(__file__).resolve().parents[1] / "figures"
     files = sorted(root.rglob("claims.json"))

@@ -160,7 +160,7 @@ def test_a_diverged_run_is_reported_and_left_out_of_curves_and_claims(monkeypatc
 
 
 def test_results_csv_keeps_every_csv_stride_th_round_and_the_last(tmp_path):
-    from bandits.experiments.common import results_rows, write_results_csv
+    from bandits.experiments.notebook import results_rows, write_results_csv
 
     p = ex.fn_params("full", T=1050)
     assert p["stride"] == 10 and p["csv_stride"] == 100

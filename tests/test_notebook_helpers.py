@@ -1,11 +1,13 @@
-"""The notebooks' shared set-up and finish (bandits.experiments.common.start_notebook / finish_notebook)."""
+"""The notebooks' shared set-up and finish (bandits.experiments.notebook.start_notebook / finish_notebook)."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from bandits.experiments.common import Claim, ParameterError, finish_notebook, start_notebook
+from bandits.experiments.claims import Claim
+from bandits.experiments.common import ParameterError
+from bandits.experiments.notebook import finish_notebook, start_notebook
 
 
 def test_start_notebook_validates_then_creates_the_folder(tmp_path):

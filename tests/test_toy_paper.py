@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bandits.algorithms import ALGORITHMS
-from bandits.experiments.common import claims_table
+from bandits.experiments.claims import claims_table
 
 import test_conformance as conformance
 from toy_paper import PAPER_TEXT

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from bandits.experiments import coop_kernelucb as ex
-from bandits.experiments.common import claims_table
+from bandits.experiments.claims import claims_table
 
 args = [a for a in sys.argv[1:] if a != "--old-env"]
 old_env = "--old-env" in sys.argv[1:]

@@ -150,7 +150,7 @@ NOT_RECOMPUTABLE["async_theory"] = (
 # ------------------------------------------------------------------------------ the rest
 def recompute(name: str, write: bool = False, figures: Path = ROOT / "figures"):
     """``(old verdicts by id, new claims)`` for one folder; rewrites its claims.json when ``write``."""
-    from bandits.experiments.common import write_claims
+    from bandits.experiments.claims import write_claims
 
     folder = figures / name
     if name not in REGISTRY:

@@ -85,7 +85,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .common import Claim, ParameterError, check_choice, check_int, check_subset, mode_params
+from .claims import Claim
+from .common import ParameterError, check_choice, check_int, check_subset, mode_params
 
 __all__ = ["PROTOCOLS", "ENVS", "SYNC_METHODS", "ASYNC_METHODS", "ALL_METHODS", "KNOBS", "KERNELS", "CLAIMS",
            "BUDGETS", "arena_params", "validate_arena", "env_spec", "make_arena_env", "unsupported",

@@ -78,7 +78,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import sweep
-from .common import Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt, \
+from .claims import Claim
+from .common import mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt, \
     resolve_device_param
 
 __all__ = ["ENVS", "METHODS", "HEAVY_ENVS", "PAPER_RUNS", "MUCH_SMALLER", "NEAR_RANDOM", "async_params",

@@ -72,7 +72,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import sweep
-from .common import Claim, ParameterError, check_int, check_number, check_subset, mode_params
+from .claims import Claim
+from .common import ParameterError, check_int, check_number, check_subset, mode_params
 
 __all__ = ["ROWS", "GRAPHS", "ROW_METHODS", "PAPER_METHODS", "ABLATIONS", "PAPER_RUNS", "SIGMA_Z_ABLATION", "row_methods",
            "fig1_params", "validate_fig1", "fig1_tasks", "run_fig1", "Fig1Results", "fig1_claims", "plot_fig1", "panel_title",

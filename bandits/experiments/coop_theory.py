@@ -67,7 +67,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import sweep
-from .common import Claim, ParameterError, check_int, mode_params
+from .claims import Claim
+from .common import ParameterError, check_int, mode_params
 
 __all__ = ["theory_params", "validate_theory", "run_theory", "TheoryResults", "theory_claims", "c6_lemma3",
            "lemma3_sides", "c7_lemma4",

@@ -38,7 +38,8 @@ import numpy as np
 
 from ..envs.cope import balanced_groups
 from ..runner import sweep
-from .common import Claim, mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt
+from .claims import Claim
+from .common import mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt
 
 __all__ = ["FC_METHODS", "FB_METHODS", "FB_BASELINES", "LEGEND", "cope_params", "fc_tasks", "fb_tasks", "run_fc",
            "run_fb", "fc_claims", "fb_claims", "run_claims", "theory_claims", "theory_params", "run_c1", "run_c2",

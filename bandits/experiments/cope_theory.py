@@ -60,7 +60,8 @@ import math
 
 import numpy as np
 
-from .common import Claim, ParameterError, check_choice, fmt
+from .claims import Claim
+from .common import ParameterError, check_choice, fmt
 
 __all__ = ["cope_theory_params", "hardness", "c7_row", "c7_table", "peace_width_table", "c7_claims", "peace_claims",
            "nonlinear_instance", "run_c9_cell", "c9_tasks", "run_c9", "c9_claims"]

@@ -28,7 +28,8 @@ import numpy as np
 from ..comm import comm_curve
 from ..envs import FUNCTIONS, make_env
 from ..runner import sweep
-from .common import (Claim, mode_params, ParameterError, check_int, check_number, check_subset,
+from .claims import Claim
+from .common import (mode_params, ParameterError, check_int, check_number, check_subset,
                      fmt)
 
 __all__ = ["FIG1_FUNCTIONS", "BASE_METHODS", "VARIANTS", "fig1_params", "validate_fig1",

@@ -44,7 +44,8 @@ from ..envs import make_env
 from ..estimators import NystromDictionary, collapsed_posterior, nystrom_posterior
 from ..kernels import RBF
 from ..runner import sweep
-from .common import Claim, ParameterError, check_int, check_number, fmt, loglog_slope
+from .claims import Claim
+from .common import ParameterError, check_int, check_number, fmt, loglog_slope
 
 __all__ = ["theory_params", "run_theory", "theory_claims", "epoch_count_table", "e3_variance_decay",
            "e4_accuracy", "run_e8", "run_e8_cell", "e8_claim"]

@@ -107,7 +107,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import run_key, sweep
-from .common import Claim, ParameterError, check_int, check_subset, fmt, mode_params, resolve_device_param
+from .claims import Claim
+from .common import ParameterError, check_int, check_subset, fmt, mode_params, resolve_device_param
 
 __all__ = ["FIGURES", "OFFICIAL_FIGURES", "FIG4_ENVS", "ALPHA_FULL_T", "not_run", "RELEASED", "RELEASED_T1000", "fn_params", "validate_fn", "curves", "fn_tasks",
            "run_fn", "FNResults", "failed_runs", "fn_claims", "released_table", "plot_panels", "plot_fig6", "PANELS"]

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from bandits.claims import compare_paired
-from bandits.experiments.common import Claim, check_int, mode_params
+from bandits.experiments.claims import Claim
+from bandits.experiments.common import check_int, mode_params
 from bandits.runner import run_regret_cell, sweep
 
 from . import PAPER_TEXT

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..async_kernelucb import MUCH_SMALLER
-from ..common import Claim, fmt, loglog_slope
+from ..claims import Claim
+from ..common import fmt, loglog_slope
 from .runs import ExtraResults, TheoryResults
 from .setting import APPROX, ASYNC, INV_N2, NK, resolve_D
 

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from ..common import Claim, fmt
+from ..claims import Claim
+from ..common import fmt
 from .maths import spearman_rows
 from .runs import TheoryResults
 from .setting import SYNTH

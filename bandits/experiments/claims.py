@@ -1,0 +1,211 @@
+"""The claims of every experiment: :class:`Claim` (one checked claim with its verdict, interval, kind, quote,
+source and cause), the table the notebooks print (:func:`claims_table`, the text nbval compares) and
+``claims.json`` (:func:`write_claims`).
+
+This module is left out of the run cache's code fingerprint (:func:`bandits.runner.in_runs`: its name is
+``claims.py``), as are the experiments' ``<name>_claims.py`` / ``<pkg>/claims.py`` modules that build the
+claims: a claim's text, threshold or statistic can change without recomputing a cached run. No module the
+fingerprint covers may import it (``tests/test_package_structure.py``). The statistics that decide a
+verdict are in :mod:`bandits.claims` (also left out).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+__all__ = ["KINDS", "QUOTES", "CAUSES", "Claim", "verdict_counts", "summary_line", "kind_summary", "claims_table",
+           "write_claims"]
+
+#: What a claim is: a statement of the paper, or a check of this package's implementation.
+KINDS = ("paper", "implementation")
+#: Whether a claim's text is the paper's own words.
+QUOTES = ("verbatim", "paraphrase")
+#: Why a claim is not PASS (issue 23): the key, and the words the tables print.
+CAUSES = {
+    "paper": "the paper's statement does not hold in this reproduction",
+    "setting": "depends on a setting the paper does not give",
+    "approximation": "an approximation of this package",
+    "open": "open",
+}
+
+
+
+@dataclass
+class Claim:
+    """One checked claim: the paper's words, the check, its number, the verdict and its interval.
+
+    The verdict is three-valued (``"PASS"``, ``"FAIL"``, ``"INCONCLUSIVE"``; see
+    :mod:`bandits.claims`). Old code passes ``passed=bool`` (→ PASS/FAIL, no interval); new code
+    passes ``verdict=`` or builds the claim from a :class:`~bandits.claims.Comparison` with
+    :meth:`from_result`. ``passed`` is always ``verdict == "PASS"``.
+
+    Attributes:
+        effect: the tested quantity (mean paired difference, ratio, slope, ...), or None.
+        interval: ``(lo, hi)`` at ``level``, or None (printed ``-``).
+        level: two-sided confidence level of the interval, or None.
+        method: how the interval was made (e.g. ``"percentile"``, ``"ols"``).
+        detail: one line per tested part (``Comparison.text()``), for the notebook and claims.json.
+        kind: ``"paper"`` (a statement of the paper, tested) or ``"implementation"`` (a check of this
+            package: an identity, bookkeeping, a definition, or a bound 10× or more away from what is
+            observed). The two kinds are counted apart (:func:`summary_line`, the README, CLAIMS.md).
+        quote: ``"verbatim"`` when ``claim`` is the paper's words (a test looks each up in the paper's
+            text, whitespace normalised), else ``"paraphrase"`` (the package's restatement).
+        source: where in the paper the claim is made ("§5.2", "Theorem 1", "Fig. 3(c)"), or "".
+        cause: for a verdict other than PASS, why: one of :data:`CAUSES` (``None`` for a PASS; a
+            non-PASS claim given no cause gets ``"open"``). Given before the runs for the case it
+            applies, it is dropped when the claim PASSes.
+        cause_note: the named setting or approximation, or the reason in words.
+    """
+
+    id: str
+    claim: str  # the paper's words (quote="verbatim") or the package's paraphrase (quote="paraphrase")
+    check: str  # what the code tests, in words, with its threshold
+    value: str  # the measured number(s), rounded
+    passed: bool | None = None
+    note: str = ""
+    verdict: str | None = None
+    effect: float | None = None
+    interval: tuple | None = None
+    level: float | None = None
+    method: str = ""
+    detail: list = field(default_factory=list)
+    kind: str = "paper"
+    quote: str = "paraphrase"
+    source: str = ""
+    cause: str | None = None
+    cause_note: str = ""
+
+    def __post_init__(self):
+        from ..claims import VERDICTS
+
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id!r}: 'kind' must be one of {list(KINDS)}, got {self.kind!r}")
+        if self.quote not in QUOTES:
+            raise ValueError(f"claim {self.id!r}: 'quote' must be one of {list(QUOTES)}, got {self.quote!r}")
+        if self.cause is not None and self.cause not in CAUSES:
+            raise ValueError(f"claim {self.id!r}: 'cause' must be one of {list(CAUSES)} or None, got {self.cause!r}")
+
+        if self.verdict is None:
+            if self.passed is None:
+                raise ValueError(f"claim {self.id!r}: give 'verdict' (one of {list(VERDICTS)}) or 'passed'")
+            self.verdict = "PASS" if bool(self.passed) else "FAIL"
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"claim {self.id!r}: 'verdict' must be one of {list(VERDICTS)}, got {self.verdict!r}")
+        if self.passed is not None and bool(self.passed) != (self.verdict == "PASS"):
+            raise ValueError(f"claim {self.id!r}: passed={self.passed!r} contradicts verdict={self.verdict!r}")
+        self.passed = self.verdict == "PASS"
+        if self.passed:
+            self.cause, self.cause_note = None, ""
+        elif self.cause is None:
+            self.cause = "open"
+        self.value = str(self.value)
+        if self.interval is not None:
+            lo, hi = (float(v) for v in self.interval)
+            self.interval = None if (math.isnan(lo) and math.isnan(hi)) else (lo, hi)
+        if self.effect is not None:
+            self.effect = float(self.effect)
+
+    @classmethod
+    def from_result(cls, id: str, claim: str, check: str, result, value: str | None = None, note: str = "",
+                    **labels):
+        """A claim whose verdict, effect and interval come from a :class:`bandits.claims.Comparison`
+        (its parts, if combined, each give a line of ``detail``); ``value`` defaults to the
+        deciding comparison's text; ``labels``: ``kind``, ``quote``, ``source``, ``cause``,
+        ``cause_note``."""
+        parts = result.parts or (result,)
+        return cls(id, claim, check, value if value is not None else result.text(), note=note,
+                   verdict=result.verdict, effect=result.effect, interval=(result.lo, result.hi),
+                   level=result.level, method=result.method, detail=[p.text() for p in parts], **labels)
+
+    def interval_text(self) -> str:
+        """``effect [lo, hi] (95%, method)`` or ``-``."""
+        from ..claims import fnum, format_interval, level_text, method_label
+
+        if self.interval is None:
+            return "-" if self.effect is None else f"{fnum(self.effect)} (no interval)"
+        method = method_label(self.method) if self.method else ""
+        how = f"{level_text(self.level)} {method}".strip() if self.level else method
+        return f"{fnum(self.effect)} {format_interval(*self.interval)} ({how})"
+
+
+def verdict_counts(verdicts) -> dict:
+    """``{"PASS": n, "FAIL": n, "INCONCLUSIVE": n}`` of an iterable of verdict strings."""
+    out = {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0}
+    for v in verdicts:
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+def summary_line(verdicts) -> str:
+    """``"n PASS, n FAIL, n INCONCLUSIVE"``."""
+    c = verdict_counts(verdicts)
+    return f"{c['PASS']} PASS, {c['FAIL']} FAIL, {c['INCONCLUSIVE']} INCONCLUSIVE"
+
+
+def kind_summary(claims) -> str:
+    """``"paper claims: n PASS, n FAIL, n INCONCLUSIVE; implementation checks: k of m PASS"``: the
+    two kinds counted apart (a check of the implementation is not evidence about the paper)."""
+    claims = list(claims)
+    paper = [c.verdict for c in claims if c.kind == "paper"]
+    impl = [c.verdict for c in claims if c.kind == "implementation"]
+    return (f"paper claims: {summary_line(paper)}; implementation checks: "
+            f"{sum(v == 'PASS' for v in impl)} of {len(impl)} PASS")
+
+
+def claims_table(claims: list[Claim], width: int = 60) -> str:
+    """Plain-text table (the text nbval compares), per claim::
+
+        [VERDICT] id
+            claim: "quoted claim"
+            check: what is tested, with its threshold
+            number: the measured number(s)
+            interval: effect [lo, hi] (level method)   (or -)
+
+    and a last line :func:`kind_summary`. An implementation check's first line ends in
+    ``(implementation check)``; a paraphrase is marked ``(paraphrase)`` after the claim and the
+    paper's section follows it; a verdict other than PASS has a ``cause:`` line.
+    """
+    lines = []
+    for c in claims:
+        tag = " (implementation check)" if c.kind == "implementation" else ""
+        lines.append(f"[{c.verdict}] {c.id}{tag}")
+        where = f" [{c.source}]" if c.source else ""
+        para = " (paraphrase)" if c.quote == "paraphrase" else ""
+        lines.append(f"    claim: \"{c.claim}\"{para}{where}")
+        lines.append(f"    check: {c.check}")
+        lines.append(f"    number: {c.value}")
+        lines.append(f"    interval: {c.interval_text()}")
+        if c.cause is not None:
+            note = f" ({c.cause_note})" if c.cause_note else ""
+            lines.append(f"    cause: {CAUSES[c.cause]}{note}")
+    lines.append(kind_summary(claims))
+    return "\n".join(lines)
+
+
+def _json_safe(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _json_safe(v) for k, v in x.items()}
+    return x
+
+
+def write_claims(claims: list[Claim], out: str | os.PathLike, extra: dict | None = None) -> Path:
+    """``<out>/claims.json``: per claim id, claim, check, value, passed, note, verdict, effect,
+    interval ``[lo, hi]`` (or null), level, method, detail; plus ``summary`` counts and ``extra``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {"claims": [_json_safe(asdict(c)) for c in claims],
+               "summary": verdict_counts(c.verdict for c in claims),
+               "summary_by_kind": {k: verdict_counts(c.verdict for c in claims if c.kind == k) for k in KINDS}}
+    if extra:
+        payload.update(extra)
+    p = out / "claims.json"
+    p.write_text(json.dumps(payload, indent=2))
+    return p
+
