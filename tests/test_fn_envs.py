@@ -7,9 +7,9 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import shuffle
 
 from bandits.envs import make_env
-from bandits.envs.neural_bandits import (OFFICIAL_A, ClassificationBanditEnv, block_contexts, encode_labels,
-                                         fn_classification_env, fn_synthetic_env, preprocess_features,
-                                         sample_contexts, synthetic_reward)
+from bandits.envs.fn_ucb import (OFFICIAL_A, ClassificationBanditEnv, block_contexts, encode_labels,
+                                 fn_classification_env, fn_synthetic_env, preprocess_features,
+                                 sample_contexts, synthetic_reward)
 
 
 # ------------------------------------------------------------------------------------ synthetic

@@ -36,8 +36,8 @@ def make_env(spec: dict, env_seed: int = 0):
         from .coop import make_coop_env
 
         return make_coop_env(spec, env_seed)
-    if isinstance(spec, dict) and spec.get("kind") in ("fn_synthetic", "fn_classification"):  # FN-UCB (neural_bandits.py)
-        from .neural_bandits import make_fn_env
+    if isinstance(spec, dict) and spec.get("kind") in ("fn_synthetic", "fn_classification"):  # FN-UCB (bandits/envs/fn_ucb.py)
+        from .fn_ucb import make_fn_env
 
         return make_fn_env(spec, env_seed)
     from .datasets import DATASET_ENVS, recommendation_env, uci_env
