@@ -1,16 +1,23 @@
-r"""The cross-paper arena (issue 12): every method of the five papers, regret against communication.
+r"""The cross-paper arena (issues 12 and 28): every method of the five papers, regret against communication.
 
 No paper compares all of these methods: DUETS is compared with DisKernelUCB, Async-KernelUCB with
 Approx-DisKernelUCB, FN-UCB with neural baselines, Coop-KernelUCB with independent learners, each on
 its own environments and in its own unit. Here they share environments, kernels, seeds (common random
-numbers: run ``r`` of every method sees the same arms and noise) and **one communication unit**.
+numbers: run ``r`` of every method sees the same arms and noise) and the same three communication units.
+
+This module holds the parameters, the runs and the tables the runs make (the run-cache key covers it);
+the claims are in :mod:`bandits.experiments.arena_claims` and the figures in
+:mod:`bandits.experiments.arena_plots` (both left out of the key; this module imports neither).
 
 Protocols
 ---------
 * ``"sync"`` (synchronous federated): N agents, a server, every agent acts every round. DUETS,
   DisKernelUCB, Approx-DisKernelUCB, N-KernelUCB, OneKernelUCB, FN-UCB, NeuralUCB, DisLinUCB,
-  FedLinUCB, and Coop-/Eager-KernelUCB on the complete graph ``K_N`` with ``γ = 1`` and no extra delay
-  (the server-equivalent network; :class:`bandits.envs.arena.CompleteGraphEnv`).
+  FedLinUCB, and Coop-KernelUCB on the complete graph ``K_N`` with ``γ = 1`` and no extra delay
+  (the server-equivalent network; :class:`bandits.envs.arena.CompleteGraphEnv`). Eager-KernelUCB is not
+  run: on ``K_N`` with ``K_z = 1`` the clique cover has one clique, so it accepts the same messages as
+  Coop-KernelUCB and its runs are identical (``tests/test_arena.py`` checks it); issue 28 found it plotted
+  twice from the same runs.
 * ``"async"`` (one client per step, Async-KernelUCB §3.1): Async-KernelUCB, Approx-DisKernelUCB,
   OneKernelUCB, N-KernelUCB, FedGLB-UCB, FedLinUCB, DisLinUCB (:class:`bandits.envs.arena.OneClientEnv`).
 
@@ -26,31 +33,51 @@ K = 20 fresh arms in the unit ball, noise 0.1), ``magic`` and ``shuttle`` (FN-UC
 bandits: block contexts, reward 1 for the true class). The regret of a step is the environment's
 own (sum over the agents active at that step of ``f* − f(x)``); R(T) is its sum over the run.
 
-Communication
--------------
-The primary unit is the number of **scalars** sent in either direction, from the ledger:
-``C = total_up + total_down`` (a server broadcast to k agents counts k times; every peer-to-peer
-delivery counts once). Secondary units: **messages** (each point-to-point message and each delivery
-once, a broadcast once per receiver) and **rounds** (steps at which anything was sent).
+Communication: three units
+--------------------------
+From the ledger of every run: **scalars** ``C = total_up + total_down`` (a server broadcast to k agents
+counts k times; every peer-to-peer delivery once), **messages** (each point-to-point message and each
+delivery once, a broadcast once per receiver) and **rounds** (steps at which anything was sent). Each run
+also records the method's number of **exchanges** (its own count of syncs / exchanges / communication
+rounds / epochs, from its ``info()``) and, for the methods with a Nyström dictionary (Async-KernelUCB,
+Approx-DisKernelUCB), its final size ``m`` and ``Σ_k m_k``, ``Σ_k m_k²`` over the exchanges (the
+break-even rule of :mod:`bandits.experiments.arena_claims`).
 
-Tuning knobs (each method's own, swept; every other constant at its paper's value)
-----------------------------------------------------------------------------------
-====================  ===========================================  ======================
-method                knob                                         other constants
-====================  ===========================================  ======================
-DUETS                 β (elimination width, Eq. 9)                  T₁ = 2, p₀ = 10, λ = 0.2
-DisKernelUCB          D (log-det trigger)                          β = 1, λ = 0.2
-Approx-DisKernelUCB   D (variance-sum trigger)                     β = 1, q̄ = 1, λ = 0.2 / 1
-N-KernelUCB           β                                            λ = 0.2 / 1
-OneKernelUCB          β                                            λ = 0.2 / 1
-Async-KernelUCB       D (Eq. 4)                                    α = 1, q = 1, λ = 1
-DisLinUCB             D = c · T/(N d log T)                        α = 1, λ = 1
-FedLinUCB             D = c / N² (He et al.'s α)                   α = 1, λ = 1
-FedGLB-UCB            D = c · T/(N d log T)                        α = 1, λ = 0.1
-FN-UCB                D (Alg. 1 l.11; 0 = every round)             FN-UCB §5 λ, ν, m = 20
-NeuralUCB             ν                                            FN-UCB §5 λ, m = 20
-Coop-/Eager-KernelUCB η (Alg. 1 l.7)                                λ = 1, K_z = 1 (oracle)
-====================  ===========================================  ======================
+Tuning: one exploration grid, chosen on runs apart (issue 28)
+-------------------------------------------------------------
+Every method has an **exploration multiplier** ``g`` from one shared grid (:data:`EXPLORE`, DUETS §5's
+β grid widened below to 0.1): the UCB width of every UCB method is ``g`` times its default, DUETS'
+elimination width β = g. What ``g`` sets per method:
+
+====================  ====================================  ==========================  ====================
+method                exploration (= g × default)           communication knob          reference value
+====================  ====================================  ==========================  ====================
+DUETS                 β (Eq. 9)                             — (T₁ = 2, p₀ = 10)         —
+DisKernelUCB          β                                     D (log-det trigger)         10 (DUETS §5)
+Approx-DisKernelUCB   β                                     D (variance-sum trigger)    10 (DUETS §5: 20)
+Async-KernelUCB       α                                     D (Eq. 4)                   1
+N-KernelUCB           β                                     —                           —
+OneKernelUCB          β                                     —                           —
+DisLinUCB             α                                     c: D = c·T/(N d log T)      1
+FedLinUCB             α                                     D (He et al.'s α, directly) 1
+FedGLB-UCB            α                                     c: D = c·T/(N d log T)      1
+FN-UCB                ν_a, ν_b (FN-UCB §5 values × g)       D (Alg. 1 l.11)             2.5 / 0.01
+NeuralUCB             ν (FN-UCB §5's ν_a × g)               —                           —
+Coop-KernelUCB        η (Alg. 1 l.7, its UCB width)         — (every round on K_N)      —
+====================  ====================================  ==========================  ====================
+
+**Two stages** (:func:`run_arena`). (1) *Tuning*: every method runs every ``g`` of :data:`EXPLORE` at
+its reference communication value, on ``n_tune`` runs whose seeds (``rep = TUNE_REP0 + i``) are apart
+from the tested runs; the ``g`` with the lowest mean R(T) is kept per (protocol, environment, method)
+(:func:`select_explore`). (2) *Tested runs*: every communication value of the method's grid with its
+chosen ``g``, on runs ``0 … n_runs − 1``. No claim is tested on a run that chose a knob. (A ``g`` per
+communication value would be fairer still and costs ``|grid|`` times the tuning; see the NOTE.)
+
+The communication grids are each method's own, widened where the committed full-mode optimum sat on a
+grid edge (DisKernelUCB D up to 1000, Async-KernelUCB D down to 0.03, Approx-DisKernelUCB 1 to 100,
+the linear methods' c to 0.03–30). FedLinUCB's threshold is He et al.'s determinant ratio ``D``
+itself, swept over five decades (it was ``c/N²``, which at N = 50 fired at nearly every step for every
+c of the old grid, so its five values gave one point).
 
 λ: 0.2 (DUETS' value) on the synchronous protocol, 1 (Async-KernelUCB's) on the asynchronous one,
 for every kernel method of that protocol; ``variance_scale`` "gp" (DUETS' baselines) on sync,
@@ -63,35 +90,40 @@ p₀ × p₀ matrices are out of reach at d = 63).
 
 Coop-KernelUCB's network kernel: the arena gives the true ``K_z`` (all ones, ``kz="oracle"``), since
 the arena's agents share one reward function; the MMD estimate (the paper's Sec. 3.3) is
-``coop_kz="mmd"``. On ``K_N`` with ``K_z = 1`` the clique cover has one clique, so Coop-KernelUCB and
-Eager-KernelUCB accept the same messages and coincide (the runs are kept under both names).
+``coop_kz="mmd"``.
 
-Regret–communication front and budgets
---------------------------------------
-Each (method, knob value) is one point ``(mean C, mean R(T))`` over the runs. A point is on the
-**front** when no other point has ``C' ≤ C`` and ``R' ≤ R`` with one of them strict
-(:func:`pareto_mask`). :func:`budget_table` ranks the methods by their best mean R(T) among their
-points with mean C ≤ B for fixed budgets B (scalars).
+OneKernelUCB on the synchronous finite domains (issue 28: its N agents query one candidate in almost
+every round). The cause is not the environment but the rule: every agent of a synchronous round chooses
+with the one shared model as it was at the start of the round (:class:`bandits.algorithms.kernel_ucb.
+OneKernelUCB`), over the same finite domain, so the argmax is the same for all (ties are broken at
+random only when exact). Giving the agents different candidate sets would change the problem for every
+method (DUETS needs one fixed domain). Each run records ``same_query``, the number of rounds in which
+every active agent queried one candidate (:class:`QueryDiversity`), so the effect is measured, not
+hidden; the fix belongs to the algorithm (a batch rule conditioning the variance on the round's pending
+queries, GP-BUCB-style; see the NOTE).
 
-Claims (:data:`CLAIMS`, fixed before any arena run; the project's own, not a paper's)
--------------------------------------------------------------------------------------
-See :func:`arena_claims` for the tests. Each is a paired comparison over the shared runs
-(:mod:`bandits.claims`), three-valued.
+Regret–communication fronts and budgets
+---------------------------------------
+Each tested (method, communication value) is one point ``(mean cost, mean R(T))`` over the runs. A point
+is on the **front** of a unit when no other point has ``cost' ≤ cost`` and ``R' ≤ R`` with one of them
+strict (:func:`pareto_mask`); ``on_front`` (scalars), ``on_front_messages`` and ``on_front_rounds``.
+:func:`budget_table` ranks the methods by their best mean R(T) among their points with mean C ≤ B.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .claims import Claim
 from .common import ParameterError, check_choice, check_int, check_subset, mode_params
 
-__all__ = ["PROTOCOLS", "ENVS", "SYNC_METHODS", "ASYNC_METHODS", "ALL_METHODS", "KNOBS", "KERNELS", "CLAIMS",
-           "BUDGETS", "arena_params", "validate_arena", "env_spec", "make_arena_env", "unsupported",
-           "support_table", "method_config", "arena_tasks", "arena_cell", "run_arena", "ArenaResults",
-           "pareto_mask", "front_table", "budget_table", "budget_winners", "failures", "summarise", "arena_claims", "plot_pareto", "zero_floor"]
+__all__ = ["PROTOCOLS", "ENVS", "SYNC_METHODS", "ASYNC_METHODS", "ALL_METHODS", "KNOBS", "KERNELS", "EXPLORE",
+           "REFERENCE", "TUNE_REP0", "UNITS", "BUDGETS", "arena_params", "validate_arena", "env_spec",
+           "make_arena_env", "unsupported", "support_table", "knob_values", "method_config", "arena_tasks",
+           "arena_cell", "QueryDiversity", "run_arena", "select_explore", "ArenaResults", "pareto_mask",
+           "front_table", "budget_table", "budget_winners", "failures", "summarise", "task_counts",
+           "projected_cost"]
 
 PROTOCOLS = ("sync", "async")
 ENVS = ("h1", "hartmann4", "cosine", "f1", "magic", "shuttle")
@@ -100,67 +132,90 @@ REAL_ENVS = ("magic", "shuttle")
 ENV_TITLES = {"h1": "h1 (finite, d = 10)", "hartmann4": "Hartmann-4 (finite)", "cosine": "cosine (FN-UCB, d = 10)",
               "f1": "f1 (Async, d = 20)", "magic": "MAGIC (classification)", "shuttle": "shuttle (classification)"}
 SYNC_METHODS = ("DUETS", "DisKernelUCB", "Approx-DisKernelUCB", "N-KernelUCB", "OneKernelUCB", "FN-UCB",
-                "NeuralUCB", "DisLinUCB", "FedLinUCB", "Coop-KernelUCB", "Eager-KernelUCB")
+                "NeuralUCB", "DisLinUCB", "FedLinUCB", "Coop-KernelUCB")
 ASYNC_METHODS = ("Async-KernelUCB", "Approx-DisKernelUCB", "OneKernelUCB", "N-KernelUCB", "FedGLB-UCB",
                  "FedLinUCB", "DisLinUCB")
 ALL_METHODS = ("DUETS", "DisKernelUCB", "Approx-DisKernelUCB", "Async-KernelUCB", "N-KernelUCB", "OneKernelUCB",
                "FN-UCB", "NeuralUCB", "DisLinUCB", "FedLinUCB", "FedGLB-UCB", "Coop-KernelUCB",
                "Eager-KernelUCB")
-#: each method's swept knob (name in the tables)
-KNOBS = {"DUETS": "beta", "DisKernelUCB": "D", "Approx-DisKernelUCB": "D", "Async-KernelUCB": "D",
-         "N-KernelUCB": "beta", "OneKernelUCB": "beta", "FN-UCB": "D", "NeuralUCB": "nu", "DisLinUCB": "c",
-         "FedLinUCB": "c", "FedGLB-UCB": "c", "Coop-KernelUCB": "eta", "Eager-KernelUCB": "eta"}
+#: each method's communication knob ("-": none; the method then has one tested point per environment)
+KNOBS = {"DUETS": "-", "DisKernelUCB": "D", "Approx-DisKernelUCB": "D", "Async-KernelUCB": "D",
+         "N-KernelUCB": "-", "OneKernelUCB": "-", "FN-UCB": "D", "NeuralUCB": "-", "DisLinUCB": "c",
+         "FedLinUCB": "D", "FedGLB-UCB": "c", "Coop-KernelUCB": "-", "Eager-KernelUCB": "-"}
+#: the communication value at which the exploration multiplier is tuned (None: the method has no knob;
+#: FN-UCB: per environment kind, see :func:`reference_value`)
+REFERENCE = {"DisKernelUCB": 10.0, "Approx-DisKernelUCB": 10.0, "Async-KernelUCB": 1.0, "DisLinUCB": 1.0,
+             "FedLinUCB": 1.0, "FedGLB-UCB": 1.0,
+             "FN-UCB": {"synthetic": 2.5, "real": 0.01}}
 #: methods that never communicate (their points sit at C = 0)
 SILENT = ("N-KernelUCB", "NeuralUCB")
 KERNELS = {"h1": {"name": "rbf", "lengthscale": 1.0}, "hartmann4": {"name": "rbf", "lengthscale": 1.0},
            "cosine": {"name": "rbf", "lengthscale": 1.0}, "f1": {"name": "rbf", "lengthscale": 1.0 / math.sqrt(2.0)},
            "magic": {"name": "rbf", "lengthscale": math.sqrt(10.0)},
            "shuttle": {"name": "rbf", "lengthscale": 3.0}}
+#: the units of communication: (points column, runs column, front column)
+UNITS = {"scalars": ("C_mean", "C", "on_front"), "messages": ("messages", "messages", "on_front_messages"),
+         "rounds": ("rounds", "rounds", "on_front_rounds")}
 #: budgets (scalars, both directions, whole run) of the ranking table; inf = no budget
 BUDGETS = (0.0, 1e3, 1e4, 1e5, 1e6, math.inf)
+#: the shared exploration grid (full mode): DUETS §5's β grid {0.2, 0.5, 1, 2, 5}, widened below to 0.1
+#: (the committed DUETS optimum sat on 0.2)
+EXPLORE = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+#: the tuning runs are runs TUNE_REP0, TUNE_REP0 + 1, ... (seeds apart from the tested runs 0 … n_runs − 1)
+TUNE_REP0 = 1000
 
-_GRIDS_FULL = {"DUETS": [0.2, 0.5, 1.0, 2.0, 5.0], "DisKernelUCB": [1.0, 3.0, 10.0, 30.0, 100.0],
-               "Approx-DisKernelUCB": [0.3, 1.0, 3.0, 10.0, 30.0], "Async-KernelUCB": [0.1, 0.3, 1.0, 3.0, 10.0, 30.0],
-               "N-KernelUCB": [0.2, 0.5, 1.0, 2.0, 5.0], "OneKernelUCB": [0.2, 0.5, 1.0, 2.0, 5.0],
-               "FN-UCB": "paper", "NeuralUCB": [0.01, 0.1, 1.0], "DisLinUCB": [0.1, 0.3, 1.0, 3.0, 10.0],
-               "FedLinUCB": [0.1, 0.3, 1.0, 3.0, 10.0], "FedGLB-UCB": [0.1, 0.3, 1.0, 3.0, 10.0],
-               "Coop-KernelUCB": [0.1, 0.3, 1.0, 3.0], "Eager-KernelUCB": [0.1, 0.3, 1.0, 3.0]}
-_GRIDS_QUICK = {"DUETS": [0.5, 2.0], "DisKernelUCB": [1.0, 30.0], "Approx-DisKernelUCB": [1.0, 30.0],
-                "Async-KernelUCB": [0.3, 10.0], "N-KernelUCB": [0.5, 2.0], "OneKernelUCB": [0.5, 2.0],
-                "FN-UCB": "paper_quick", "NeuralUCB": [0.1], "DisLinUCB": [0.1, 10.0], "FedLinUCB": [0.1, 10.0],
-                "FedGLB-UCB": [0.1, 10.0], "Coop-KernelUCB": [0.3, 3.0], "Eager-KernelUCB": [0.3, 3.0]}
+_GRIDS_FULL = {"DisKernelUCB": [3.0, 10.0, 30.0, 100.0, 300.0, 1000.0],
+               "Approx-DisKernelUCB": [1.0, 3.0, 10.0, 30.0, 100.0],
+               "Async-KernelUCB": [0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0],
+               "FN-UCB": "paper", "DisLinUCB": [0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0],
+               "FedLinUCB": [0.01, 0.1, 1.0, 10.0, 100.0], "FedGLB-UCB": [0.1, 0.3, 1.0, 3.0, 10.0, 30.0]}
+_GRIDS_QUICK = {"DisKernelUCB": [3.0, 100.0], "Approx-DisKernelUCB": [1.0, 30.0], "Async-KernelUCB": [0.1, 10.0],
+                "FN-UCB": "paper_quick", "DisLinUCB": [0.1, 10.0], "FedLinUCB": [0.1, 10.0],
+                "FedGLB-UCB": [0.1, 10.0]}
 #: FN-UCB's D values (its Figs. 1d and 2d: cosine {0, 2.5, 4, 5}, shuttle {0, 0.01, 0.03, 0.05})
 _FN_D = {"paper": {"synthetic": [0.0, 2.5, 4.0, 5.0], "real": [0.0, 0.01, 0.03, 0.05]},
          "paper_quick": {"synthetic": [0.0, 5.0], "real": [0.0, 0.05]}}
 
 _FULL = dict(protocols=list(PROTOCOLS), envs=list(ENVS), sync_methods=list(SYNC_METHODS),
-             async_methods=list(ASYNC_METHODS), N_sync=10, T_sync=200, N_async=50, T_async=2000, n_runs=3,
-             M=2000, env_seed=0, grids=_GRIDS_FULL, coop_kz="oracle", nn_width=20)
-# quick: small N, T and grids (two knob values per method, one for NeuralUCB), 3 runs (the fewest with
-# an interval), 300 candidates on the finite domains
-_QUICK = dict(_FULL, N_sync=4, T_sync=40, N_async=5, T_async=150, n_runs=3, M=300, grids=_GRIDS_QUICK)
+             async_methods=list(ASYNC_METHODS), N_sync=10, T_sync=200, N_async=50, T_async=2000, n_runs=5,
+             n_tune=1, explore=list(EXPLORE), M=2000, env_seed=0, grids=_GRIDS_FULL, coop_kz="oracle",
+             nn_width=20)
+# quick: small N, T and grids (two values per knob), 3 tested runs (the fewest with an interval), one
+# tuning run, 300 candidates on the finite domains
+_QUICK = dict(_FULL, N_sync=4, T_sync=40, N_async=5, T_async=150, n_runs=3, n_tune=1, explore=[0.5, 2.0], M=300,
+              grids=_GRIDS_QUICK)
 
 
 def arena_params(mode: str = "quick", **overrides) -> dict:
-    """The arena's parameters of ``mode`` ("quick" or "full") with overrides (``None`` = keep)."""
+    """The arena's parameters of ``mode`` ("quick" or "full") with overrides (``None`` = keep);
+    ``grids`` overrides single methods' communication grids."""
     p = mode_params(mode, _FULL, _QUICK, overrides, "arena")
     p["grids"] = dict(_GRIDS_FULL if mode == "full" else _GRIDS_QUICK, **(overrides.get("grids") or {}))
+    p["explore"] = [float(g) for g in p["explore"]] if isinstance(p["explore"], (list, tuple)) else p["explore"]
     validate_arena(p)
     return p
 
 
 def validate_arena(p: dict) -> None:
-    for k in ("N_sync", "T_sync", "N_async", "T_async", "n_runs", "M", "nn_width"):
+    for k in ("N_sync", "T_sync", "N_async", "T_async", "n_runs", "n_tune", "M", "nn_width"):
         check_int(k, p[k], 1)
+    if p["n_runs"] > TUNE_REP0:
+        raise ParameterError(f"parameter 'n_runs' must be <= {TUNE_REP0} (the tuning runs start there), "
+                             f"got {p['n_runs']}")
     check_int("env_seed", p["env_seed"], 0)
     check_subset("protocols", p["protocols"], PROTOCOLS)
     check_subset("envs", p["envs"], ENVS)
     check_subset("sync_methods", p["sync_methods"], SYNC_METHODS)
     check_subset("async_methods", p["async_methods"], ASYNC_METHODS)
     check_choice("coop_kz", p["coop_kz"], ("oracle", "mmd"))
-    unknown = set(p["grids"]) - set(ALL_METHODS)
+    g = p["explore"]
+    if not isinstance(g, (list, tuple)) or not g or any(isinstance(v, bool) or not isinstance(v, (int, float))
+                                                         or not v > 0 for v in g):
+        raise ParameterError(f"parameter 'explore' must be a non-empty list of numbers > 0, got {g!r}")
+    unknown = set(p["grids"]) - {m for m, k in KNOBS.items() if k != "-"}
     if unknown:
-        raise ParameterError(f"parameter 'grids' has unknown methods {sorted(unknown)}; allowed: {list(ALL_METHODS)}")
+        raise ParameterError(f"parameter 'grids' has methods without a communication knob {sorted(unknown)}; "
+                             f"allowed: {sorted(m for m, k in KNOBS.items() if k != '-')}")
     for m, g in p["grids"].items():
         if m == "FN-UCB" and g in _FN_D:
             continue
@@ -199,6 +254,9 @@ _NOT_SYNC = {
                        "client only); not in the synchronous line-up",
     "FedGLB-UCB": "not in the synchronous line-up; its implementation keeps one observation per step "
                   "(Async-KernelUCB Fig. 2's one-client protocol: the data buffer has T rows)",
+    "Eager-KernelUCB": "identical to Coop-KernelUCB here: on the complete graph with K_z = 1 the clique cover "
+                       "has one clique, so both accept the same messages and make the same runs "
+                       "(tests/test_arena.py); run once, as Coop-KernelUCB",
 }
 _NOT_ASYNC = {
     "DUETS": "synchronous: every agent queries T_j points per epoch and the server replays every agent's coin "
@@ -251,14 +309,30 @@ def support_table(p: dict | None = None):
 
 # ------------------------------------------------------------------------------ methods
 def knob_values(method: str, env: str, p: dict) -> list[float]:
+    """The tested communication values of ``method`` on ``env`` (``[0.0]`` for a method without a knob)."""
+    if KNOBS[method] == "-":
+        return [0.0]
     g = p["grids"][method]
     if method == "FN-UCB" and isinstance(g, str):
         return list(_FN_D[g]["real" if env in REAL_ENVS else "synthetic"])
     return [float(v) for v in g]
 
 
-def method_config(method: str, protocol: str, env: str, knob: float, p: dict) -> tuple[str, dict]:
-    """Algorithm name (:data:`bandits.algorithms.ALGORITHMS`) and parameters of one arena point."""
+def reference_value(method: str, env: str) -> float:
+    """The communication value at which ``method``'s exploration multiplier is tuned (0.0 without a knob)."""
+    ref = REFERENCE.get(method)
+    if ref is None:
+        return 0.0
+    if isinstance(ref, dict):
+        return float(ref["real" if env in REAL_ENVS else "synthetic"])
+    return float(ref)
+
+
+def method_config(method: str, protocol: str, env: str, knob: float, p: dict, explore: float = 1.0
+                  ) -> tuple[str, dict]:
+    """Algorithm name (:data:`bandits.algorithms.ALGORITHMS`) and parameters of one arena point:
+    communication value ``knob`` (ignored by a method without one) and exploration multiplier ``explore``
+    (the module docstring's table)."""
     from ..algorithms.linear import default_threshold
 
     sync = protocol == "sync"
@@ -267,32 +341,34 @@ def method_config(method: str, protocol: str, env: str, knob: float, p: dict) ->
     lam = 0.2 if sync else 1.0
     vs = "gp" if sync else "ridge"
     real = env in REAL_ENVS
-    knob = float(knob)
+    knob, g = float(knob), float(explore)
     if method == "DUETS":
-        return "DUETS", {"kernel": kernel, "lam": lam, "beta": knob, "T1": 2, "p0": 10.0}
+        return "DUETS", {"kernel": kernel, "lam": lam, "beta": g, "T1": 2, "p0": 10.0}
     if method == "DisKernelUCB":
-        return "DisKernelUCB", {"kernel": kernel, "lam": lam, "beta": 1.0, "D": knob}
+        return "DisKernelUCB", {"kernel": kernel, "lam": lam, "beta": g, "D": knob}
     if method == "Approx-DisKernelUCB":
-        return "ApproxDisKernelUCB", {"kernel": kernel, "lam": lam, "beta": 1.0, "D": knob, "qbar": 1.0,
+        return "ApproxDisKernelUCB", {"kernel": kernel, "lam": lam, "beta": g, "D": knob, "qbar": 1.0,
                                       "trigger": "var_sum"}
     if method == "Async-KernelUCB":
-        return "AsyncKernelUCB", {"kernel": kernel, "lam": 1.0, "alpha": 1.0, "D": knob, "q": 1.0}
+        return "AsyncKernelUCB", {"kernel": kernel, "lam": 1.0, "alpha": g, "D": knob, "q": 1.0}
     if method == "N-KernelUCB":
-        return "N-KernelUCB", {"kernel": kernel, "lam": lam, "beta": knob, "variance_scale": vs}
+        return "N-KernelUCB", {"kernel": kernel, "lam": lam, "beta": g, "variance_scale": vs}
     if method == "OneKernelUCB":
-        return "OneKernelUCB", {"kernel": kernel, "lam": lam, "beta": knob, "variance_scale": vs, "device": "cpu"}
-    if method in ("DisLinUCB", "FedGLB-UCB", "FedLinUCB"):
+        return "OneKernelUCB", {"kernel": kernel, "lam": lam, "beta": g, "variance_scale": vs, "device": "cpu"}
+    if method in ("DisLinUCB", "FedGLB-UCB"):
         d = _env_dim(env)
-        if method == "FedLinUCB":
-            return "FedLinUCB", {"alpha": 1.0, "D": knob * default_threshold("he2022", T, N, d)}
-        return method, {"alpha": 1.0, "D": knob * default_threshold("banditlib", T, N, d)}
+        return method, {"alpha": g, "D": knob * default_threshold("banditlib", T, N, d)}
+    if method == "FedLinUCB":
+        return "FedLinUCB", {"alpha": g, "D": knob}
     hyper = {"lam": 10.0, "nu_a": 0.1, "nu_b": 0.01} if real else {"lam": 0.1, "nu_a": 0.1, "nu_b": 0.1}
     if method == "FN-UCB":
-        return "FN-UCB", dict(hyper, D=knob, width=p["nn_width"], diag=real, device="cpu")
+        return "FN-UCB", dict(hyper, nu_a=g * hyper["nu_a"], nu_b=g * hyper["nu_b"], D=knob, width=p["nn_width"],
+                              diag=real, device="cpu")
     if method == "NeuralUCB":
-        return "NeuralUCB", {"lam": hyper["lam"], "nu": knob, "width": p["nn_width"], "diag": real, "device": "cpu"}
+        return "NeuralUCB", {"lam": hyper["lam"], "nu": g * hyper["nu_a"], "width": p["nn_width"], "diag": real,
+                             "device": "cpu"}
     if method in ("Coop-KernelUCB", "Eager-KernelUCB"):
-        return method, {"kernel": kernel, "kz": p["coop_kz"], "eta": knob, "lam": 1.0}
+        return method, {"kernel": kernel, "kz": p["coop_kz"], "eta": g, "lam": 1.0}
     raise ParameterError(f"unknown method {method!r}; allowed: {list(ALL_METHODS)}")
 
 
@@ -303,34 +379,102 @@ def _env_dim(env: str) -> int:
     return _ENV_DIMS[env]
 
 
-def arena_tasks(p: dict) -> tuple[list[tuple[dict, int]], list[dict]]:
-    """Every run of the arena: ``(config, rep)`` for :func:`arena_cell` and a label for each."""
-    tasks, labels = [], []
+def _lineup(p: dict):
+    """``(protocol, env, method, N, T, spec)`` of every supported combination, in the arena's order."""
     for protocol in p["protocols"]:
         methods = p["sync_methods"] if protocol == "sync" else p["async_methods"]
         N, T = (p["N_sync"], p["T_sync"]) if protocol == "sync" else (p["N_async"], p["T_async"])
         for env in p["envs"]:
             spec = env_spec(env, p)
             for method in methods:
-                if unsupported(method, protocol, env):
-                    continue
-                for knob in knob_values(method, env, p):
-                    alg, params = method_config(method, protocol, env, knob, p)
-                    cfg = {"protocol": protocol, "env": spec, "env_seed": int(p["env_seed"]), "algorithm": alg,
-                           "params": params, "N": int(N), "T": int(T)}
-                    for rep in range(p["n_runs"]):
-                        tasks.append((cfg, rep))
-                        labels.append({"protocol": protocol, "env": env, "method": method,
-                                       "knob": KNOBS[method], "value": float(knob), "rep": rep})
+                if not unsupported(method, protocol, env):
+                    yield protocol, env, method, N, T, spec
+
+
+def _task(protocol, env, method, N, T, spec, knob, g, p):
+    alg, params = method_config(method, protocol, env, knob, p, g)
+    return {"protocol": protocol, "env": spec, "env_seed": int(p["env_seed"]), "algorithm": alg, "params": params,
+            "N": int(N), "T": int(T)}
+
+
+def arena_tasks(p: dict, stage: str = "test", explore: dict | None = None
+                ) -> tuple[list[tuple[dict, int]], list[dict]]:
+    """The runs of one stage: ``(config, rep)`` for :func:`arena_cell` and a label for each.
+
+    ``stage="tune"``: every ``g`` of ``p["explore"]`` at the method's reference communication value, runs
+    ``TUNE_REP0 … TUNE_REP0 + n_tune − 1`` (none for a one-value grid). ``stage="test"``: every
+    communication value with the chosen ``g`` (``explore[(protocol, env, method)]``; default: the only
+    value of a one-value grid, else 1), runs ``0 … n_runs − 1``."""
+    check_choice("stage", stage, ("tune", "test"))
+    tasks, labels = [], []
+    grid = list(p["explore"])
+    for protocol, env, method, N, T, spec in _lineup(p):
+        base = {"protocol": protocol, "env": env, "method": method, "knob": KNOBS[method], "stage": stage}
+        if stage == "tune":
+            if len(grid) < 2:
+                continue
+            ref = reference_value(method, env)
+            for g in grid:
+                cfg = _task(protocol, env, method, N, T, spec, ref, g, p)
+                for i in range(p["n_tune"]):
+                    tasks.append((cfg, TUNE_REP0 + i))
+                    labels.append({**base, "value": ref, "explore": float(g), "rep": TUNE_REP0 + i})
+            continue
+        g = (explore or {}).get((protocol, env, method), grid[0] if len(grid) == 1 else 1.0)
+        for knob in knob_values(method, env, p):
+            cfg = _task(protocol, env, method, N, T, spec, knob, g, p)
+            for rep in range(p["n_runs"]):
+                tasks.append((cfg, rep))
+                labels.append({**base, "value": float(knob), "explore": float(g), "rep": rep})
     return tasks, labels
+
+
+class QueryDiversity:
+    """Observer: counts the steps with at least two active agents in which every agent queried the same
+    candidate of a fixed finite domain (``arms.ids`` given; on fresh contexts nothing is counted)."""
+
+    def __init__(self):
+        self.steps = 0
+        self.same = 0
+
+    def on_step(self, t, agents, arms, choices, rewards, means, policy):
+        ids = getattr(arms, "ids", None)
+        if ids is None or len(choices) < 2:
+            return
+        self.steps += 1
+        q = np.asarray(ids)[np.asarray(choices)]
+        self.same += int(np.all(q == q[0]))
+
+
+#: the method's own count of exchanges, first present key of its info()
+_EXCHANGE_KEYS = ("n_comms", "n_syncs", "n_exchanges", "n_rounds")
+
+
+def _exchanges(info: dict):
+    for k in _EXCHANGE_KEYS:
+        if k in info:
+            return int(info[k])
+    if "epochs" in info:  # DUETS: the epochs that communicated
+        return int(sum(1 for e in info["epochs"] if isinstance(e, dict) and e.get("communicated")))
+    return None
+
+
+def _dictionary(info: dict):
+    """``(m, Σ m_k, Σ m_k²)`` over the exchanges of a method with a Nyström dictionary, else Nones."""
+    ms = info.get("dict_sizes")
+    if not ms:
+        return None, None, None
+    ms = np.asarray(ms, dtype=float)
+    return int(ms[-1]), float(ms.sum()), float((ms * ms).sum())
 
 
 def arena_cell(config: dict, seed: int, rep: int) -> dict:
     """One arena run: the one run recipe (:func:`bandits.runner.run_regret_cell`) on the wrapped
     environment (:func:`make_arena_env`): ``{"arrays": regret, comm_up, comm_down, n_active per step,
-    "meta": totals, messages, rounds, ...}``. A run that breaks down numerically (e.g. a network whose
-    training overflows to NaN scores: ``ValueError``, ``FloatingPointError``, ``LinAlgError``) comes back
-    with ``meta["failed"]`` and NaN arrays and is reported by :func:`failures`, never silently dropped."""
+    "meta": totals, messages, rounds, exchanges, m, ...}``. A run that breaks down numerically (e.g. a
+    network whose training overflows to NaN scores: ``ValueError``, ``FloatingPointError``,
+    ``LinAlgError``) comes back with ``meta["failed"]`` and NaN arrays and is reported by
+    :func:`failures`, never silently dropped."""
     from ..runner import run_regret_cell
 
     N = int(config["N"])
@@ -342,11 +486,17 @@ def arena_cell(config: dict, seed: int, rep: int) -> dict:
         if ctx.trace is None:
             return {}, {}
         ledger = ctx.ledger
+        info = ctx.trace.info or {}
         messages = int(sum(m.n_receivers for m in ledger.messages) + ledger.deliveries().sum())
+        m, m_sum, m_sq_sum = _dictionary(info)
+        div = ctx.observers[0]
         return {}, {"total_up": ledger.total_up, "total_down": ledger.total_down, "messages": messages,
-                    "rounds": ledger.rounds(), "info_keys": sorted(ctx.trace.info)}
+                    "rounds": ledger.rounds(), "info_keys": sorted(info), "exchanges": _exchanges(info),
+                    "m": m, "m_sum": m_sum, "m_sq_sum": m_sq_sum, "same_query": div.same,
+                    "multi_steps": div.steps}
 
     return run_regret_cell(dict(config, on_divergence="record"), seed, rep, make_env=arena_env, collect=arena_meta,
+                           observers=(QueryDiversity(),),
                            divergence_errors=(ValueError, FloatingPointError, np.linalg.LinAlgError))
 
 
@@ -354,21 +504,17 @@ def arena_cell(config: dict, seed: int, rep: int) -> dict:
 @dataclass
 class ArenaResults:
     params: dict
-    runs: object  # pandas: one row per run (R_T, C, messages, rounds, ...)
-    points: object  # one row per (protocol, env, method, value): means, s.e., front membership
+    runs: object  # pandas: one row per tested run (R_T, C, messages, rounds, exchanges, m, ...)
+    points: object  # one row per (protocol, env, method, value): means, s.e., front membership per unit
     n_cached: int = 0
     n_computed: int = 0
+    tune: object = None  # the tuning runs (same columns as runs), or None
+    explore: dict = field(default_factory=dict)  # (protocol, env, method) -> chosen exploration multiplier
 
 
-def run_arena(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache_dir=None,
-              progress: bool = True, scheduler: str | None = None) -> ArenaResults:
+def _rows(labels, results):
     import pandas as pd
 
-    from ..runner import sweep
-
-    tasks, labels = arena_tasks(p)
-    results, stats = sweep(tasks, seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir, progress=progress,
-                           desc="arena", fn=arena_cell, scheduler=scheduler)
     rows = []
     for lab, res in zip(labels, results):
         a, meta = res["arrays"], res["meta"]
@@ -378,39 +524,96 @@ def run_arena(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", ca
         rows.append({**lab, "R_T": float(np.sum(a["regret"])), "C": float(meta["total_up"] + meta["total_down"]),
                      "C_up": float(meta["total_up"]), "C_down": float(meta["total_down"]),
                      "messages": int(meta["messages"]), "rounds": int(meta["rounds"]),
-                     "wall_time": float(meta["wall_time"])})
+                     "exchanges": np.nan if meta.get("exchanges") is None else float(meta["exchanges"]),
+                     "m": np.nan if meta.get("m") is None else float(meta["m"]),
+                     "m_sum": np.nan if meta.get("m_sum") is None else float(meta["m_sum"]),
+                     "m_sq_sum": np.nan if meta.get("m_sq_sum") is None else float(meta["m_sq_sum"]),
+                     "same_query": float(meta.get("same_query", np.nan)),
+                     "multi_steps": float(meta.get("multi_steps", np.nan)),
+                     "wall_time": float(meta["wall_time"]), "failed": None})
     runs = pd.DataFrame(rows)
-    if "failed" not in runs:
+    if not runs.empty and "failed" not in runs:
         runs["failed"] = None
-    return ArenaResults(p, runs, summarise(runs), stats.cached, stats.computed)
+    return runs
+
+
+def select_explore(tune) -> dict:
+    """``(protocol, env, method) -> g`` with the lowest mean R(T) over the tuning runs (a failed run
+    counts as +inf; ties: the first value of the grid)."""
+    out = {}
+    if tune is None or len(tune) == 0:
+        return out
+    t = tune.assign(R=tune.R_T.fillna(np.inf))
+    for key, grp in t.groupby(["protocol", "env", "method"], sort=False):
+        means = grp.groupby("explore", sort=False).R.mean()
+        out[key] = float(means.idxmin())
+    return out
+
+
+def run_arena(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache_dir=None,
+              progress: bool = True, scheduler: str | None = None) -> ArenaResults:
+    """The two stages (module docstring): tuning runs, the exploration multiplier chosen on them
+    (:func:`select_explore`), then the tested runs."""
+    from ..runner import sweep
+
+    kw = dict(n_jobs=n_jobs, backend=backend, cache_dir=cache_dir, progress=progress, fn=arena_cell,
+              scheduler=scheduler)
+    t_tasks, t_labels = arena_tasks(p, "tune")
+    tune, cached, computed = None, 0, 0
+    if t_tasks:
+        t_res, t_stats = sweep(t_tasks, seed, desc="arena (tuning)", **kw)
+        tune = _rows(t_labels, t_res)
+        cached, computed = t_stats.cached, t_stats.computed
+    explore = select_explore(tune)
+    tasks, labels = arena_tasks(p, "test", explore)
+    results, stats = sweep(tasks, seed, desc="arena", **kw)
+    runs = _rows(labels, results)
+    return ArenaResults(p, runs, summarise(runs), cached + stats.cached, computed + stats.computed, tune, explore)
 
 
 def failures(res: ArenaResults):
-    """The runs that broke down (see :func:`arena_cell`), with their errors."""
-    r = res.runs
-    return r[r.failed.notna()][["protocol", "env", "method", "knob", "value", "rep", "failed"]]
+    """The runs that broke down (see :func:`arena_cell`), tested and tuning runs, with their errors."""
+    import pandas as pd
+
+    parts = [r for r in (res.runs, res.tune) if r is not None and len(r)]
+    if not parts:
+        return pd.DataFrame(columns=["stage", "protocol", "env", "method", "knob", "value", "rep", "failed"])
+    r = pd.concat(parts, ignore_index=True)
+    if "stage" not in r:
+        r["stage"] = "test"
+    cols = [c for c in ("stage", "protocol", "env", "method", "knob", "value", "explore", "rep", "failed") if c in r]
+    return r[r.failed.notna()][cols]
 
 
 def summarise(runs):
-    """Mean and s.e. per (protocol, env, method, value) and front membership (:func:`pareto_mask`)."""
+    """Mean and s.e. per (protocol, env, method, value) and front membership per unit
+    (:func:`pareto_mask`: ``on_front`` in scalars, ``on_front_messages``, ``on_front_rounds``)."""
     import pandas as pd
 
     keys = ["protocol", "env", "method", "knob", "value"]
-    runs = runs[runs.R_T.notna()]  # failed runs (arena_cell) are listed by failures(), not averaged
-    if runs.empty:
-        return pd.DataFrame(columns=keys + ["R_mean", "R_se", "C_mean", "messages", "rounds", "n", "wall",
-                                            "on_front"])
+    cols = keys + ["explore", "R_mean", "R_se", "C_mean", "messages", "rounds", "exchanges", "m", "m_sum",
+                   "m_sq_sum", "same_query", "n", "wall"] + [u[2] for u in UNITS.values()]
+    runs = runs[runs.R_T.notna()] if len(runs) else runs  # failed runs: listed by failures(), not averaged
+    if len(runs) == 0:
+        return pd.DataFrame(columns=cols)
+    runs = runs.copy()
+    for c in ("explore", "exchanges", "m", "m_sum", "m_sq_sum", "same_query"):
+        if c not in runs:
+            runs[c] = np.nan
     g = runs.groupby(keys, sort=False)
-    pts = g.agg(R_mean=("R_T", "mean"), R_se=("R_T", lambda x: float(np.std(x, ddof=1) / np.sqrt(len(x)))
-                                               if len(x) > 1 else 0.0),
+    pts = g.agg(explore=("explore", "first"), R_mean=("R_T", "mean"),
+                R_se=("R_T", lambda x: float(np.std(x, ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0),
                 C_mean=("C", "mean"), messages=("messages", "mean"), rounds=("rounds", "mean"),
+                exchanges=("exchanges", "mean"), m=("m", "mean"), m_sum=("m_sum", "mean"),
+                m_sq_sum=("m_sq_sum", "mean"), same_query=("same_query", "mean"),
                 n=("R_T", "size"), wall=("wall_time", "mean")).reset_index()
     out = []
     for _, grp in pts.groupby(["protocol", "env"], sort=False):
         grp = grp.copy()
-        grp["on_front"] = pareto_mask(grp.C_mean.to_numpy(), grp.R_mean.to_numpy())
+        for unit, (col, _, front) in UNITS.items():
+            grp[front] = pareto_mask(grp[col].to_numpy(), grp.R_mean.to_numpy())
         out.append(grp)
-    return pd.concat(out, ignore_index=True)
+    return pd.concat(out, ignore_index=True)[cols]
 
 
 def pareto_mask(C, R) -> np.ndarray:
@@ -422,11 +625,14 @@ def pareto_mask(C, R) -> np.ndarray:
     return ~np.any(le & strict, axis=1)
 
 
-def front_table(res: ArenaResults):
-    """The points on each front, sorted by communication."""
+def front_table(res: ArenaResults, unit: str = "scalars"):
+    """The points on each front of ``unit`` ("scalars", "messages" or "rounds"), sorted by that cost."""
+    check_choice("unit", unit, tuple(UNITS))
+    col, _, front = UNITS[unit]
     pts = res.points
-    f = pts[pts.on_front].sort_values(["protocol", "env", "C_mean"])
-    return f[["protocol", "env", "method", "knob", "value", "C_mean", "R_mean", "R_se", "messages", "rounds"]]
+    f = pts[pts[front]].sort_values(["protocol", "env", col])
+    return f[["protocol", "env", "method", "knob", "value", "explore", "C_mean", "messages", "rounds", "exchanges",
+              "m", "R_mean", "R_se"]]
 
 
 def budget_table(res: ArenaResults, budgets=BUDGETS):
@@ -460,246 +666,30 @@ def budget_winners(res: ArenaResults, budgets=BUDGETS):
                            sort=False)
 
 
-# ------------------------------------------------------------------------------ claims
-_HYP = "the package's hypothesis, not a paper's claim: "
-#: The arena's own claims, fixed before the runs (commit "arena: claims stated before the runs"); issue 23
-#: changed how comm-pays and kernel-beats-linear are tested (no best point picked on the tested runs: an
-#: existential claim over all points at the Bonferroni level, like the front claims) and the statistics
-#: (Student t; a failed run counts as the worst outcome), not the hypotheses or their thresholds.
-CLAIMS = {
-    "async-front": (_HYP + "Async-KernelUCB lies on the regret-communication front on every asynchronous "
-                    "environment (the issue's example claim)",
-                    "some tuning value D of Async-KernelUCB is not dominated: its mean R(T) is below that of every "
-                    "point of another method whose mean C is <= its own (paired over runs, each part at the "
-                    "95% level; across its D values an existential claim at the Bonferroni level)"),
-    "duets-front": (_HYP + "DUETS lies on the synchronous regret-communication front on the finite domains "
-                    "(context: DUETS §5 reports lower regret and lower communication than DisKernelUCB and "
-                    "Approx-DisKernelUCB)",
-                    "as async-front, for DUETS's β values on h1 and Hartmann-4 (sync protocol)"),
-    "comm-pays": (_HYP + "communication pays: on every environment and protocol the lowest-regret point communicates",
-                  "some communicating point has a lower R(T) than every point of the methods that never communicate "
-                  "(N-KernelUCB, NeuralUCB): for a communicating point, every paired difference communicating − silent "
-                  "< 0 (intersection-union); across the communicating points an existential claim at the Bonferroni "
-                  "level (no best point is picked on the tested runs)"),
-    "kernel-beats-linear": (_HYP + "on the nonlinear synthetic environments (h1, Hartmann-4, cosine, f1) a kernel "
-                            "method beats every linear method at no more communication (context: Async-KernelUCB "
-                            "§5.2, across protocols)",
-                            "for every linear point (DisLinUCB, FedLinUCB, FedGLB-UCB, every knob value), some kernel "
-                            "point whose mean C is <= the linear point's (N-KernelUCB's C = 0 always qualifies) has a "
-                            "lower R(T): paired difference kernel − linear < 0, existential over the eligible kernel "
-                            "points at the Bonferroni level, and every linear point must hold (intersection-union; no "
-                            "best point is picked on the tested runs)"),
-}
-_SOURCES = {"async-front": "", "duets-front": "context: DUETS §5", "comm-pays": "",
-            "kernel-beats-linear": "context: Async-KernelUCB §5.2"}
-#: why a verdict may not be PASS, known before the runs (3 runs per point in both modes)
-_CAUSE_NOTE = ("3 runs per point: the Student t interval at n = 3 (t₂ = 4.3) needs a mean paired difference of about "
-               "2.5 standard deviations of the per-run differences for a 50 % chance of a PASS")
+# ------------------------------------------------------------------------------ cost
+def task_counts(p: dict):
+    """Runs per (stage, protocol, env, method) of parameters ``p`` (nothing is run)."""
+    import pandas as pd
 
-_KERNEL_METHODS = ("DUETS", "DisKernelUCB", "Approx-DisKernelUCB", "Async-KernelUCB", "N-KernelUCB",
-                   "OneKernelUCB", "Coop-KernelUCB", "Eager-KernelUCB")
-_LINEAR_METHODS = ("DisLinUCB", "FedLinUCB", "FedGLB-UCB")
+    rows = []
+    for stage in ("tune", "test"):
+        _, labels = arena_tasks(p, stage)
+        rows += [{k: lab[k] for k in ("protocol", "env", "method")} | {"stage": stage} for lab in labels]
+    df = pd.DataFrame(rows, columns=["stage", "protocol", "env", "method"])
+    return df.groupby(["stage", "protocol", "env", "method"], sort=False).size().rename("runs").reset_index()
 
 
-def _per_run(runs, protocol, env, method, value):
-    """R(T) per run of one point, sorted by run; a failed run (see :func:`arena_cell`) is kept as NaN and
-    counted as the worst outcome of its comparison (``diverged="worst"``), never dropped."""
-    r = runs[(runs.protocol == protocol) & (runs.env == env) & (runs.method == method) & (runs.value == value)]
-    r = r.sort_values("rep")
-    return r.R_T.to_numpy(float), r.rep.to_numpy()
-
-
-def _trivial(label: str, n: int, note: str, level: float):
-    from ..claims import Comparison
-
-    return Comparison(label, math.nan, math.nan, math.nan, level, "none", n, "PASS", "<", 0.0, "statistic",
-                      note=note)
-
-
-def _front_claim(res: ArenaResults, protocol: str, env: str, method: str, level: float = 0.95,
-                 stat_method: str | None = None):
-    """PASS when some value of ``method`` is significantly non-dominated (see CLAIMS)."""
-    from ..claims import bonferroni_level, combine, compare_paired
-
-    pts = res.points[(res.points.protocol == protocol) & (res.points.env == env)]
-    own = pts[pts.method == method]
-    if own.empty:
-        return None
-    lvl = bonferroni_level(level, len(own))
-    per_value = []
-    for o in own.itertuples():
-        a, ra = _per_run(res.runs, protocol, env, method, o.value)
-        cheaper = pts[(pts.method != method) & (pts.C_mean <= o.C_mean)]
-        parts = []
-        for c in cheaper.itertuples():
-            b, rb = _per_run(res.runs, protocol, env, c.method, c.value)
-            parts.append(compare_paired(a, b, "<", 0.0, label=f"R(T) {method} ({o.knob}={o.value:g}) − "
-                                        f"{c.method} ({c.knob}={c.value:g})", level=lvl, reps_a=ra, reps_b=rb,
-                                        method=stat_method, diverged="worst"))
-        if not parts:
-            parts = [_trivial(f"{method} ({o.knob}={o.value:g}): no other point communicates as little",
-                              len(a), "cheapest point: on the front by definition", lvl)]
-        per_value.append(combine(parts, "all", label=f"{method} ({o.knob}={o.value:g}) not dominated"))
-    return combine(per_value, "any", label=f"{method} on the front")
-
-
-def _points_of(res: ArenaResults, protocol: str, env: str):
-    pts = res.points[(res.points.protocol == protocol) & (res.points.env == env)]
-    return pts
-
-
-def _beats(res, protocol, env, k, l, level, stat_method):
-    """Paired ``R_T(k) − R_T(l) < 0`` of two points (rows of the points table)."""
-    from ..claims import compare_paired
-
-    a, ra = _per_run(res.runs, protocol, env, k.method, k.value)
-    b, rb = _per_run(res.runs, protocol, env, l.method, l.value)
-    return compare_paired(a, b, "<", 0.0, label=f"R(T) {k.method} ({k.knob}={k.value:g}) − {l.method} "
-                          f"({l.knob}={l.value:g})", level=level, reps_a=ra, reps_b=rb, method=stat_method,
-                          diverged="worst")
-
-
-def _comm_pays(res, protocol, env, level, stat_method):
-    """Some communicating point below every silent point (any over talk points at the Bonferroni level of
-    all over silent points); None without both kinds of point."""
-    from ..claims import bonferroni_level, combine
-
-    pts = _points_of(res, protocol, env)
-    silent, talk = pts[pts.method.isin(SILENT)], pts[~pts.method.isin(SILENT)]
-    if silent.empty or talk.empty:
-        return None
-    lvl = bonferroni_level(level, len(talk))
-    per = [combine([_beats(res, protocol, env, t, s_, lvl, stat_method) for s_ in silent.itertuples()], "all",
-                   label=f"{t.method} ({t.knob}={t.value:g}) below every silent point") for t in talk.itertuples()]
-    return combine(per, "any", label="some communicating point below every silent point")
-
-
-def _kernel_beats_linear(res, protocol, env, level, stat_method):
-    """Every linear point beaten by some kernel point at no more mean communication (all over linear points
-    of any over the eligible kernel points at the Bonferroni level); None without linear points."""
-    from ..claims import bonferroni_level, combine
-
-    pts = _points_of(res, protocol, env)
-    lin, ker = pts[pts.method.isin(_LINEAR_METHODS)], pts[pts.method.isin(_KERNEL_METHODS)]
-    if lin.empty or ker.empty:
-        return None
-    per = []
-    for l_ in lin.itertuples():
-        ok = ker[ker.C_mean <= l_.C_mean]
-        lab = f"some kernel point below {l_.method} ({l_.knob}={l_.value:g}) at no more communication"
-        if ok.empty:
-            per.append(_with_verdict(_trivial(lab, 0, "no kernel point communicates as little", level), "FAIL"))
-            continue
-        lvl = bonferroni_level(level, len(ok))
-        per.append(combine([_beats(res, protocol, env, k, l_, lvl, stat_method) for k in ok.itertuples()], "any",
-                           label=lab))
-    return combine(per, "all", label="every linear point beaten by a kernel point at no more communication")
-
-
-def _with_verdict(c, v):
-    from dataclasses import replace
-
-    return replace(c, verdict=v)
-
-
-def arena_claims(res: ArenaResults, level: float = 0.95, method: str | None = None) -> list[Claim]:
-    """The checks of :data:`CLAIMS` on the runs of ``res`` (one claim per protocol/environment).
-
-    All are the package's own hypotheses (``quote="paraphrase"``; a paper is cited only for context).
-    Paired comparisons over runs with the calibrated Student t interval (``method=None``). No point is
-    picked on the runs that test it: every claim is an existential or universal statement over all
-    points, combined by intersection–union ("every") and at the Bonferroni level ("some"), as the
-    front claims always were (with 3 runs per point, a fixed tuning split would leave fewer than 3 runs
-    to test). A failed run counts as the worst outcome of its comparison."""
-    claims: list[Claim] = []
-    pts = res.points
-    envs = list(dict.fromkeys(pts.env))
-
-    def add(cid, key, prefix, r, value=None):
-        claims.append(Claim.from_result(cid, CLAIMS[key][0], prefix + CLAIMS[key][1], r, value=value,
-                                        kind="paper", quote="paraphrase", source=_SOURCES[key], cause="open",
-                                        cause_note=_CAUSE_NOTE))
-
-    for env in envs:
-        r = _front_claim(res, "async", env, "Async-KernelUCB", level, method)
-        if r is not None:
-            add(f"async-front-{env}", "async-front", f"{env}: ", r)
-    for env in envs:
-        if env in FINITE_ENVS:
-            r = _front_claim(res, "sync", env, "DUETS", level, method)
-            if r is not None:
-                add(f"duets-front-{env}", "duets-front", f"{env}: ", r)
-    pairs = list(dict.fromkeys(zip(pts.protocol, pts.env)))
-    for protocol, env in pairs:
-        r = _comm_pays(res, protocol, env, level, method)
-        if r is not None:
-            add(f"comm-pays-{protocol}-{env}", "comm-pays", f"{protocol}/{env}: ", r)
-    for protocol, env in pairs:
-        if env in REAL_ENVS:
-            continue
-        r = _kernel_beats_linear(res, protocol, env, level, method)
-        if r is not None:
-            add(f"kernel-beats-linear-{protocol}-{env}", "kernel-beats-linear", f"{protocol}/{env}: ", r)
-    return claims
-
-
-# ------------------------------------------------------------------------------ plots
-def zero_floor(C) -> float:
-    """Where C = 0 is drawn on the log axis: a decade below the smallest positive C (1 if none)."""
-    C = np.asarray(C, dtype=float)
-    pos = C[C > 0]
-    return float(10 ** (np.floor(np.log10(pos.min())) - 1)) if pos.size else 1.0
-
-
-_MARKERS = {"DUETS": "*", "DisKernelUCB": "s", "Approx-DisKernelUCB": "D", "Async-KernelUCB": "P",
-            "N-KernelUCB": "o", "OneKernelUCB": "^", "FN-UCB": "X", "NeuralUCB": "h", "DisLinUCB": "v",
-            "FedLinUCB": "<", "FedGLB-UCB": ">", "Coop-KernelUCB": "p", "Eager-KernelUCB": "d"}
-_COLORS = {m: c for m, c in zip(ALL_METHODS, ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#7f7f7f", "#ff7f0e",
-                                               "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79", "#637939",
-                                               "#e7ba52"])}
-
-
-def plot_pareto(res: ArenaResults, protocol: str):
-    """Final regret against total communication (log x; C = 0 drawn at :func:`zero_floor`), one point per
-    (method, knob value) with ±1 s.e. bars, the non-dominated front as a step line, one panel per env."""
-    from ..plotting import setup_style
-
-    plt = setup_style()
-    pts = res.points[res.points.protocol == protocol]
-    envs = list(dict.fromkeys(pts.env))
-    ncol = min(3, max(1, len(envs)))
-    nrow = int(math.ceil(len(envs) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.4 * nrow), squeeze=False)
-    seen = {}
-    for ax, env in zip(axes.ravel(), envs):
-        grp = pts[pts.env == env]
-        floor = zero_floor(grp.C_mean)
-        x = np.where(grp.C_mean > 0, grp.C_mean, floor)
-        for m in dict.fromkeys(grp.method):
-            sel = (grp.method == m).to_numpy()
-            h = ax.errorbar(x[sel], grp.R_mean[sel], yerr=grp.R_se[sel], fmt=_MARKERS.get(m, "o"), ms=6,
-                            color=_COLORS.get(m), lw=0.8, capsize=2, alpha=0.9, label=m)
-            seen.setdefault(m, h)
-        f = grp.on_front.to_numpy()
-        order = np.argsort(x[f])
-        fx, fy = x[f][order], grp.R_mean.to_numpy()[f][order]
-        ax.step(np.r_[fx, fx[-1] * 3], np.r_[fy, fy[-1]], where="post", color="k", lw=1.0, ls="--", zorder=1)
-        ax.scatter(fx, fy, s=110, facecolors="none", edgecolors="k", lw=1.0, zorder=4)
-        ax.set_xscale("log")
-        ax.set_title(ENV_TITLES.get(env, env))
-        ax.set_xlabel("total communication C (scalars, up + down)")
-        ax.set_ylabel("final regret R(T)")
-        if (grp.C_mean == 0).any():
-            ax.axvline(floor * 1.8, color="0.6", lw=0.6, ls=":")
-            ax.annotate("C = 0", (floor, ax.get_ylim()[1]), fontsize=7, ha="center", va="top", color="0.4")
-    for ax in axes.ravel()[len(envs):]:
-        ax.axis("off")
-    fig.legend(list(seen.values()), list(seen.keys()), loc="lower center", ncol=min(6, len(seen)),
-               bbox_to_anchor=(0.5, -0.02 - 0.03 * (len(seen) > 6)))
-    N, T = (res.params["N_sync"], res.params["T_sync"]) if protocol == "sync" else (res.params["N_async"],
-                                                                                    res.params["T_async"])
-    name = "synchronous federated (complete graph for Coop/Eager)" if protocol == "sync" else \
-        "asynchronous (one client per step)"
-    fig.suptitle(f"Arena, {name}: N = {N}, T = {T}, {res.params['n_runs']} runs; front dashed, circled")
-    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
-    return fig
+def projected_cost(p: dict, measured, cores: int = 2):
+    """Projected run time of ``p`` from ``measured`` per-run seconds: a table with columns protocol, env,
+    method, wall_time (e.g. a committed ``results.csv`` of the same N and T); the mean per (protocol, env,
+    method) times the runs :func:`task_counts` gives (a method the table lacks: the mean of its protocol).
+    Returns ``(table, total seconds summed over runs, wall seconds on ``cores`` workers)``."""
+    counts = task_counts(p)
+    w = measured.dropna(subset=["wall_time"])
+    per = w.groupby(["protocol", "env", "method"]).wall_time.mean()
+    per_protocol = w.groupby("protocol").wall_time.mean()
+    secs = [float(per.get((r.protocol, r.env, r.method), per_protocol.get(r.protocol, np.nan)))
+            for r in counts.itertuples()]
+    counts = counts.assign(sec_per_run=secs, seconds=np.asarray(secs) * counts.runs.to_numpy())
+    total = float(counts.seconds.sum())
+    return counts, total, total / cores
