@@ -24,18 +24,21 @@
 # No paper compares DUETS, DisKernelUCB, Approx-DisKernelUCB, Async-KernelUCB, FN-UCB, Coop-KernelUCB and
 # their baselines with each other. Here they share environments (h1, Hartmann-4, FN-UCB's cosine,
 # Async-KernelUCB's f1, the MAGIC and shuttle classification bandits), seeds (run r of every method sees the
-# same arms and noise) and **one communication unit: scalars sent, up + down, from the ledger**. Two
-# protocols: synchronous federated (every agent acts every round; Coop/Eager-KernelUCB on the complete
-# graph, γ = 1) and asynchronous (one client per step).
+# same arms and noise) and **three communication units, from the ledger: scalars sent (up + down),
+# messages, and rounds**. Two protocols: synchronous federated (every agent acts every round;
+# Coop-KernelUCB on the complete graph, γ = 1) and asynchronous (one client per step).
 #
-# Every method's own knob is swept (D, thresholds, β, ν, η): each (method, value) is one point of the
-# Pareto plot, final regret against total communication. The claims are the project's own, fixed in
-# `bandits/experiments/arena.py` before the runs.
+# **Even tuning (issue 28).** Every method's exploration is one multiplier g from a single shared grid (its
+# UCB width, or DUETS' β, is g times the default), chosen per method and environment on *tuning runs*
+# whose seeds are apart from the tested runs; then every method's own communication knob is swept with
+# its chosen g. Each tested (method, communication value) is one point of the Pareto plots. The claims
+# (`bandits/experiments/arena_claims.py`) are the package's own hypotheses, fixed before the runs.
 #
-# * `mode="quick"` (default): N = 4, T = 40 (sync), N = 5, T = 150 (async), two values per knob, 3 runs.
-#   A few minutes on 2 cores.
-# * `mode="full"`: N = 10, T = 200 (sync), N = 50, T = 2000 (async), the full knob grids, 3 runs
-#   (`n_runs` raises it: 5 take about 5/3 as long). About 2 hours on 2 cores.
+# * `mode="quick"` (default): N = 4, T = 40 (sync), N = 5, T = 150 (async), g ∈ {0.5, 2} on one tuning
+#   run, two values per communication knob, 3 tested runs. A few minutes on 2 cores.
+# * `mode="full"`: N = 10, T = 200 (sync), N = 50, T = 2000 (async), g ∈ {0.1, 0.2, 0.5, 1, 2, 5} on one
+#   tuning run, the full communication grids, 5 tested runs. Projected ≈ 1.8 h on 2 cores
+#   (figures/arena/NOTE.md).
 
 # %% tags=["parameters"]
 # parameters
@@ -48,11 +51,13 @@ out = "results/quick/arena"   # output folder (relative paths are from the repos
 cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 envs = None             # None: all six, or a subset of ["h1", "hartmann4", "cosine", "f1", "magic", "shuttle"]
 protocols = None        # None: ["sync", "async"]
-n_runs = None           # None: the mode's value
+n_runs = None           # None: the mode's value (tested runs per point)
 
 # %%
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import arena as ex
+from bandits.experiments import arena_claims as exc
+from bandits.experiments import arena_plots as exp
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=scheduler, datasets=["magic", "shuttle"])   # every parameter checked first
@@ -73,31 +78,59 @@ ex.support_table(params)
 res = ex.run_arena(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir(),
                    scheduler=scheduler)
 print(f"{res.n_computed} runs computed, {res.n_cached} loaded from the cache")
-res.runs.to_csv(out_dir / "results.csv", index=False)     # one row per run: R(T), C, messages, rounds
-res.points.to_csv(out_dir / "points.csv", index=False)    # one row per (method, knob value): means, front
+res.runs.to_csv(out_dir / "results.csv", index=False)     # one row per tested run: R(T), C, messages, rounds, m
+res.points.to_csv(out_dir / "points.csv", index=False)    # one row per (method, knob value): means, fronts
+if res.tune is not None:
+    res.tune.to_csv(out_dir / "tuning.csv", index=False)  # one row per tuning run (seeds apart)
 ex.failures(res)   # runs that broke down numerically: listed here, left out of the means
 
 # %% [markdown]
-# ## The Pareto plots
+# ## The exploration multiplier chosen on the tuning runs
 #
-# Final regret R(T) against total communication C (scalars, up + down; log scale; methods that never
-# communicate are drawn at the left edge, marked "C = 0"), one point per method and knob value with ±1 s.e.
-# over runs; the non-dominated points are circled and joined by the dashed front.
+# Per protocol, environment and method: the g of the shared grid with the lowest mean R(T) on the tuning
+# runs (at the method's reference communication value). `same_query`: the synchronous rounds in which
+# every agent queried one candidate of a finite domain (OneKernelUCB's shared model, see the module
+# docstring).
+
+# %%
+pd.DataFrame([{"protocol": k[0], "env": k[1], "method": k[2], "g": v} for k, v in res.explore.items()]) \
+    .pivot_table(index=["protocol", "method"], columns="env", values="g", sort=False)
+
+# %%
+q = res.points[res.points.protocol == "sync"]
+q.pivot_table(index="method", columns="env", values="same_query", aggfunc="max", sort=False).round(1)
+
+# %% [markdown]
+# ## The Pareto plots, in three units
+#
+# Final regret R(T) against communication (log scale; methods that never communicate are drawn at the
+# left edge, marked "0"), one point per method and communication value with ±1 s.e. over runs; the
+# non-dominated points of that unit are circled and joined by the dashed front.
 
 # %%
 from bandits.plotting import save_figure
 for protocol in params["protocols"]:
-    fig = ex.plot_pareto(res, protocol)
-    save_figure(fig, out_dir, f"pareto_{protocol}")
+    for unit in ex.UNITS:
+        fig = exp.plot_pareto(res, protocol, unit)
+        save_figure(fig, out_dir, f"pareto_{protocol}" if unit == "scalars" else f"pareto_{protocol}_{unit}")
 
 # %% [markdown]
-# ## The fronts, and the ranking at fixed communication budgets
+# ## The fronts per unit, the headline, and the break-even rule
 #
-# Messages and rounds are the secondary units (a broadcast counts once per receiver; a round is a step at
-# which anything was sent).
+# The headline is computed from the runs: per unit, which method holds the low-regret end of the fronts
+# (and where it does not), and which is on the most fronts. Beside it, the rule that decides Async-KernelUCB
+# against OneKernelUCB's raw sharing: Σ_k (3 m_k² + d·m_k) < N·T·(d + 1) (m_k the dictionary size at
+# exchange k), with the measured ratio of the two methods' C.
 
 # %%
-ex.front_table(res).round(1)
+print(exc.headline_text(res))
+exc.front_ends(res)
+
+# %%
+exc.break_even_table(res).round(3)
+
+# %%
+ex.front_table(res, "scalars").round(1)
 
 # %%
 bt = ex.budget_table(res)
@@ -107,16 +140,17 @@ ex.budget_winners(res)
 # %% [markdown]
 # ## Claims
 #
-# The project's own hypotheses (not a paper's claims), stated in `bandits/experiments/arena.py` before
-# any run; each rests on paired comparisons over the shared runs with Student t intervals (calibrated
-# at small n, `docs/statistics.md`), PASS / FAIL / INCONCLUSIVE. No point is picked on the runs that
-# test it: "some point of A beats every point of B" is tested over all points, every part of a "some"
-# at the Bonferroni level, as the front claims are. A run that broke down counts as the worst outcome
-# of its comparison. With 3 runs per point and Bonferroni levels only large effects PASS.
+# The package's own hypotheses (not a paper's claims; a paper is cited only for context), stated in
+# `bandits/experiments/arena_claims.py` before the runs; each rests on paired comparisons over the tested
+# runs with Student t intervals (calibrated at small n, `docs/statistics.md`), PASS / FAIL /
+# INCONCLUSIVE. No point is picked on the runs that test it: the exploration multipliers and comm-pays's
+# communicating method are chosen on the tuning runs; "some point of A beats every point of B" is tested
+# over all of A's points, every part of a "some" at the Bonferroni level. A run that broke down counts as
+# the worst outcome of its comparison. The break-even check is an implementation check of the accounting.
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims = ex.arena_claims(res)
+claims = exc.arena_claims(res)
 finish_notebook(claims, {k: v for k, v in params.items()}, seed=seed, out_dir=out_dir,
                 notebook="arena.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "arena (issue 12)"})
