@@ -44,6 +44,7 @@ cache_dir = None
 import pandas as pd
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import async_theory as th
+from bandits.experiments.async_theory import claims as cl, plots as pl
 from bandits.plotting import save_figure
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
@@ -57,14 +58,14 @@ pd.concat(parts, ignore_index=True).to_csv(out_dir / "results.csv", index=False)
 # ## C1: dictionary size vs Lemma 4.1's bound and the effective dimension
 
 # %%
-save_figure(th.plot_c1(res), out_dir, "c1_dictionary")
+save_figure(pl.plot_c1(res), out_dir, "c1_dictionary")
 res.c1.groupby(["q", "D"])[["dict_size", "d_eff", "gamma_hat"]].mean().round(1)
 
 # %% [markdown]
 # ## C4: communications vs the threshold D (Lemma D.1)
 
 # %%
-save_figure(th.plot_c4(res), out_dir, "c4_communications")
+save_figure(pl.plot_c4(res), out_dir, "c4_communications")
 res.c4.groupby("D_label")[["B", "C_T", "R_T"]].mean()
 
 # %% [markdown]
@@ -79,14 +80,14 @@ res.c4.groupby("D_label")[["B", "C_T", "R_T"]].mean()
 # risk noted before the runs), which the paper's "relatively lower communication cost" does not reflect.
 
 # %%
-save_figure(th.plot_c5(res), out_dir, "c5_tradeoff")
-th.c5_points(res.c5).round(1)
+save_figure(pl.plot_c5(res), out_dir, "c5_tradeoff")
+cl.c5_points(res.c5).round(1)
 
 # %% [markdown]
 # ## C6–C7: scaling with N at D = 1/N², regret growth with T
 
 # %%
-save_figure(th.plot_scaling(res), out_dir, "c6_c7_scaling")
+save_figure(pl.plot_scaling(res), out_dir, "c6_c7_scaling")
 
 # %% [markdown]
 # ## C2, C3, C8, C9, C10 (issue 13): dictionary accuracy, merge in whole runs, staleness, coverage, stragglers
@@ -99,11 +100,11 @@ save_figure(th.plot_scaling(res), out_dir, "c6_c7_scaling")
 ext = th.run_extra(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())
 for k, df in ext.frames().items():
     df.assign(check=k).to_csv(out_dir / f"extra_{k}.csv", index=False)
-save_figure(th.plot_extra(ext), out_dir, "c2_c8_c9_c10")
+save_figure(pl.plot_extra(ext), out_dir, "c2_c8_c9_c10")
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims = th.theory_claims(res) + th.extra_claims(ext)
+claims = cl.theory_claims(res) + cl.extra_claims(ext)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="async_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "Async-KernelUCB", "figure": "theory checks"})

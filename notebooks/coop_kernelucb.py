@@ -71,6 +71,7 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")   # tiny per-agent matrices: threaded BLAS only slows them down
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
 from bandits.experiments import coop_kernelucb as ex
+from bandits.experiments import coop_kernelucb_claims as cl, coop_kernelucb_plots as pl
 from bandits.plotting import save_figure
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
@@ -88,7 +89,7 @@ res = ex.run_fig1(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=c
 print(f"{res.computed} runs computed, {res.cached} loaded from the cache")
 write_results_csv(res.curves, out_dir / "results.csv", params["csv_stride"], keys=["row"])  # R̂(t), csv_stride-th t
 res.runs.to_csv(out_dir / "runs.csv", index=False)        # one row per run: R̂(T), wall time, deliveries
-fig = ex.plot_fig1(res)
+fig = pl.plot_fig1(res)
 save_figure(fig, out_dir, "fig1")
 
 # %% [markdown]
@@ -147,7 +148,7 @@ t.pivot(index=["row", "method"], columns="graph", values="mean")
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims = ex.fig1_claims(res)
+claims = cl.fig1_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="coop_kernelucb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "Coop-KernelUCB", "figure": "1", "n_runs": params["n_runs"], "paper_runs": ex.PAPER_RUNS})

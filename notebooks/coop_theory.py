@@ -50,6 +50,7 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")   # tiny per-agent matrices: threaded BLAS only slows them down
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import coop_theory as ex
+from bandits.experiments import coop_theory_claims as cl, coop_theory_plots as pl
 from bandits.plotting import save_figure
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
@@ -68,7 +69,7 @@ res.curves.to_csv(out_dir / "c5_curves.csv", index=False)   # C5: R̂(t) per rou
 res.c6.to_csv(out_dir / "c6_lemma3.csv", index=False)
 res.c7.to_csv(out_dir / "c7_lemma4.csv", index=False)
 res.c8.to_csv(out_dir / "c8_mmd.csv", index=False)
-fig = ex.plot_theory(res)
+fig = pl.plot_theory(res)
 save_figure(fig, out_dir, "theory")
 
 # %% [markdown]
@@ -89,7 +90,7 @@ res.runs.groupby(["check", "method", "x"]).R_T.agg(["mean", "sem"]).round(3)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims = ex.theory_claims(res)
+claims = cl.theory_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="coop_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "Coop-KernelUCB", "figure": "theory"})

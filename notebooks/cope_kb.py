@@ -67,6 +67,7 @@ import numpy as np
 import pandas as pd
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, CSV_FLOAT_FORMAT
 from bandits.experiments import cope_kb as ex
+from bandits.experiments import cope_kb_claims as cl, cope_kb_plots as pl
 from bandits.plotting import save_figure
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
@@ -104,7 +105,7 @@ pd.DataFrame(rows).assign(**{"true item 2": toy.F[1, 0], "true item 3": toy.F[1,
 
 # %%
 fc = ex.run_fc(params, **kw)
-fig = ex.plot_fig2(fc, params)
+fig = pl.plot_fig2(fc, params)
 save_figure(fig, out_dir, "fig2")
 ex.fc_summary(fc, params["V"]).pivot_table(index=["rank", "delta_min"], columns="method", values="mean").round(0)
 
@@ -123,7 +124,7 @@ ex.fc_summary(fc, params["V"]).pivot_table(index=["rank", "delta_min"], columns=
 other = "theory" if params["constants"] == "practical" else "practical"
 fc_other = ex.run_fc(params, constants=other, methods=["CoKernelFC", "IndRAGE", "IndALBA"],
                      runs=3 if mode == "quick" else 10, **kw)
-fig = ex.plot_fig2(fc_other, dict(params, fc_methods=["CoKernelFC", "IndRAGE", "IndALBA"]), constants=other)
+fig = pl.plot_fig2(fc_other, dict(params, fc_methods=["CoKernelFC", "IndRAGE", "IndALBA"]), constants=other)
 save_figure(fig, out_dir, f"fig2_{other}_constants")
 both = pd.concat([ex.fc_summary(fc, params["V"]), ex.fc_summary(fc_other, params["V"])])
 t = both[both.method.isin(["IndRAGE", "IndALBA"])].pivot_table(index=["constants", "rank", "delta_min"], columns="method", values="mean")
@@ -150,7 +151,7 @@ t.assign(ALBA_beats_RAGE=t.IndALBA < t.IndRAGE).round(0)
 
 # %%
 fb = ex.run_fb(params, **kw)
-fig = ex.plot_fig3(fb, params)
+fig = pl.plot_fig3(fb, params)
 save_figure(fig, out_dir, "fig3")
 display(fb.assign(err=~fb.all_correct.astype(bool)).pivot_table(index=["rank", "T"], columns="method", values="err").round(3))
 (100 * ex.budget_table(fb)).unstack("method").groupby("rank").mean().round(0)  # % of TV spent, mean over T
@@ -174,7 +175,7 @@ s2[s2.method.str.startswith("CoKernel") | (s2.method == "IndRAGE")].pivot_table(
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims = ex.fc_claims(fc, params) + ex.fb_claims(fb, params) + ex.run_claims(fc, fb, params)
+claims = cl.fc_claims(fc, params) + cl.fb_claims(fb, params) + cl.run_claims(fc, fb, params)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="cope_kb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "CoPE-KB", "figures": "1-3 and the checks on their runs"})

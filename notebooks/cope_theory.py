@@ -59,6 +59,7 @@ import pandas as pd
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, CSV_FLOAT_FORMAT
 from bandits.experiments import cope_kb as ex
 from bandits.experiments import cope_theory as ct
+from bandits.experiments import cope_kb_claims, cope_kb_plots, cope_theory_claims
 from bandits.plotting import save_figure
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
@@ -76,7 +77,7 @@ tparams
 c1 = ex.run_c1(params, tparams, **kw)
 c2 = ex.run_c2(params, tparams, **kw)
 c6 = ex.run_c6(params, tparams, **kw)
-fig = ex.plot_c1(c1, params)
+fig = cope_kb_plots.plot_c1(c1, params)
 save_figure(fig, out_dir, "c1_speedup_vs_similarity")
 display(c2.groupby(["case", "V"])["S"].mean().unstack("case").round(0))
 c6.groupby("xi").agg(S=("S", "mean"), error=("all_correct", lambda x: 1 - x.astype(bool).mean()), rounds=("rounds", "mean"))
@@ -113,8 +114,8 @@ c9.groupby(["ell_z", "method"]).agg(S=("S", "mean"), rounds=("rounds", "mean"), 
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims = (ex.theory_claims(c1, c2, params, tparams, c6) + ct.c7_claims(c7) + ct.peace_claims(pw)
-          + ct.c9_claims(c9, ttp))
+claims = (cope_kb_claims.theory_claims(c1, c2, params, tparams, c6) + cope_theory_claims.c7_claims(c7)
+          + cope_theory_claims.peace_claims(pw) + cope_theory_claims.c9_claims(c9, ttp))
 finish_notebook(claims, dict(params, theory=tparams, theory13=ttp), seed=seed, out_dir=out_dir,
                 notebook="cope_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "CoPE-KB", "figures": "theorem checks (C1, C2, C6, C7, Peace width, C9)"})

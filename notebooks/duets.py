@@ -50,6 +50,7 @@ betas = None            # None: the paper's grid [0.2, 0.5, 1, 2, 5]
 # %%
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
 from bandits.experiments import duets as ex
+from bandits.experiments import duets_claims as cl, duets_plots as pl
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=scheduler)   # every parameter checked first
@@ -74,7 +75,7 @@ res.selected
 
 # %%
 from bandits.plotting import save_figure
-fig = ex.plot_fig1(res, convention="paper")
+fig = pl.plot_fig1(res, convention="paper")
 save_figure(fig, out_dir, "fig1")
 
 # %% [markdown]
@@ -85,14 +86,14 @@ save_figure(fig, out_dir, "fig1")
 # downlink over agents). The ordering between DUETS and DisKernelUCB on Branin can depend on the unit.
 
 # %%
-fig = ex.plot_fig1(res, convention="code")
+fig = pl.plot_fig1(res, convention="code")
 save_figure(fig, out_dir, "fig1_code_convention")
 
 # %% [markdown]
 # ## The whole β grid (final regret, mean ± s.d.)
 
 # %%
-fig = ex.plot_beta_grid(res)
+fig = pl.plot_beta_grid(res)
 save_figure(fig, out_dir, "beta_grid")
 res.runs.groupby(["function", "method", "beta"])["R_T"].agg(["mean", "std"]).unstack("beta").round(1)
 
@@ -107,7 +108,7 @@ res.runs.groupby(["function", "method", "beta"])["R_T"].agg(["mean", "std"]).uns
 #   also needs the posterior precision downlinked (charged here).
 
 # %%
-fig = ex.plot_variants(res)
+fig = pl.plot_variants(res)
 save_figure(fig, out_dir, "duets_variants")
 v = ex.at_selected(res)
 v[v.method.str.startswith("DUETS")].groupby(["function", "method"])[["beta", "R_T", "C_paper", "C_code"]].mean().round(1)
@@ -133,7 +134,7 @@ e[e.method == "DUETS"].groupby(["function", "j"])[["T_j", "n_active", "n_unique"
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims = ex.fig1_claims(res)
+claims = cl.fig1_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="duets.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "DUETS", "figure": "1"})

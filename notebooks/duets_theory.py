@@ -41,6 +41,7 @@ cache_dir = None
 from bandits.experiments.common import loglog_slope
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import duets_theory as th
+from bandits.experiments.duets_theory_claims import theory_claims
 from bandits.plotting import setup_style, save_figure
 import numpy as np
 
@@ -145,7 +146,7 @@ save_figure(fig, out_dir, "e8_superposition")
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims = th.theory_claims(runs, epochs, e3, e4, e6, e8=e8)
+claims = theory_claims(runs, epochs, e3, e4, e6, e8=e8)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="duets_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "DUETS", "figure": "theory checks"})

@@ -7,6 +7,7 @@ import pytest
 from bandits.algorithms.async_kernel_ucb import effective_dimension
 from bandits.estimators import information_gain
 from bandits.experiments import async_theory as at
+from bandits.experiments.async_theory import claims as at_claims, plots as at_plots
 from bandits.experiments.async_theory import maths as at_maths, runs as at_runs, setting as at_setting
 from bandits.experiments.claims import Claim
 from bandits.experiments.common import ParameterError
@@ -52,7 +53,7 @@ def test_tables_have_the_expected_columns(tiny):
 
 
 def test_claims_ids_and_types(tiny):
-    claims = at.theory_claims(tiny)
+    claims = at_claims.theory_claims(tiny)
     ids = [c.id for c in claims]
     for cid in ("C1-size-bound", "C1-grows-with-q", "C1-expectation", "C4-B-decreasing", "C4-B-bound",
                 "C4-epoch-bound", "C4-comm-decreasing", "C4-comm-bound", "C5-tradeoff", "C6-B-slope",
@@ -83,7 +84,7 @@ def test_plots_return_figures(tiny):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    for f in (at.plot_c1, at.plot_c4, at.plot_c5, at.plot_scaling):
+    for f in (at_plots.plot_c1, at_plots.plot_c4, at_plots.plot_c5, at_plots.plot_scaling):
         fig = f(tiny)
         assert hasattr(fig, "savefig")
         plt.close(fig)
@@ -155,7 +156,7 @@ def test_c5_matching_rule():
         {"method": at.ASYNC, "q": 1.0, "D": 10.0, "D_label": "10", "c": np.nan, "rep": 0, "R_T": 130.0, "C_T": 1e4,
          "B": 10, "dict_size": 50},
     ]
-    m = at.c5_matches(pd.DataFrame(rows))
+    m = at_claims.c5_matches(pd.DataFrame(rows))
     assert len(m) == 1 and m.async_D.iloc[0] == 1.0  # D=10 is cheaper but not within 1.2 × regret
     assert m.ratio.iloc[0] == pytest.approx(0.2)
 
@@ -217,7 +218,7 @@ def test_extra_tables_and_claims(extra):
     assert set(extra.c9.alpha_kind) == {"theory", "alpha=1"}
     assert (extra.c10[extra.c10.method == at.ASYNC].max_participants == 1).all()
     assert (extra.c10[extra.c10.method == at.APPROX].mean_participants == 4).all()
-    claims = at.extra_claims(extra)
+    claims = at_claims.extra_claims(extra)
     ids = [c.id for c in claims]
     for cid in ("C2-eps-shrinks", "C2-eps-accuracy", "C2-variance-fidelity", "C3-merge-in-runs", "C8-staleness-bound",
                 "C8-rises-with-D", "C9-coverage", "C10-participation", "C10-async-regret-unchanged"):
@@ -227,7 +228,7 @@ def test_extra_tables_and_claims(extra):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.close(at.plot_extra(extra))
+    plt.close(at_plots.plot_extra(extra))
 
 
 def test_eps_hat_closed_form():

@@ -425,7 +425,7 @@ def test_fig2_claims_on_constructed_runs():
 def test_wilson_interval_matches_scipy():
     from scipy.stats import binomtest
 
-    from bandits.experiments.cope_kb import wilson_interval
+    from bandits.experiments.cope_kb_plots import wilson_interval
 
     k, n = np.array([0, 3, 50, 100]), np.full(4, 100)
     lo, hi = wilson_interval(k, n)

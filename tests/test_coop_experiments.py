@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from bandits.experiments import coop_kernelucb as E
+from bandits.experiments import coop_kernelucb_claims as EC, coop_kernelucb_plots as EP
 from bandits.experiments.common import ParameterError
 
 
@@ -64,7 +65,7 @@ def test_tiny_run_claims_and_plot(tmp_path):
                       ablations=True)
     res = E.run_fig1(p, seed=0, n_jobs=1, backend="serial", cache_dir=str(tmp_path), progress=False)
     assert len(res.runs) == (8 + 9) * 3 and (res.runs.R_T >= 0).all()
-    claims = E.fig1_claims(res)
+    claims = EC.fig1_claims(res)
     assert len(claims) == 2 * 5 and all(c.verdict in ("PASS", "FAIL", "INCONCLUSIVE") for c in claims)
     paper = [c for c in claims if c.kind == "paper"]
     assert len(paper) == 8 and all("3 of the paper's 100 trials" in c.check for c in paper)
@@ -77,18 +78,18 @@ def test_tiny_run_claims_and_plot(tmp_path):
     assert (coop.min_kept_var >= 0.95 - 1e-9).all() and (coop.capped == 0).all() and (coop.rank_last >= 1).all()
     rt = E.rank_table(res)
     assert {"rank_last", "min_kept_var", "kz_within", "kz_across", "kz_auc"} <= set(rt.columns)
-    assert "γ = " in E.panel_title(res, "linear", "er")
+    assert "γ = " in EP.panel_title(res, "linear", "er")
     # cooperative methods are charged for their deliveries, independent ones are not
     r = res.runs.set_index(["row", "method", "rep"])
     assert r.loc[("linear", "Eager-KernelUCB", 0), "comm_scalars"] > 0
     assert r.loc[("linear", "LinUCB", 0), "comm_scalars"] == 0
     tab = E.panel_table(res)
     assert list(tab.row) == ["linear", "rbf"] and (tab.cover >= tab.centres).all()
-    fig = E.plot_fig1(res)
+    fig = EP.plot_fig1(res)
     assert "3 of the paper's 100 trials" in fig._suptitle.get_text()
     assert "dashed: ablations" in fig._suptitle.get_text()
     res.params = {**res.params, "oracle": False, "sigma_z_variant": 0}  # the default figure: no dashed curves
-    assert "dashed" not in E.plot_fig1(res)._suptitle.get_text()
+    assert "dashed" not in EP.plot_fig1(res)._suptitle.get_text()
 
 
 def test_claims_scoped_to_the_paper_and_cap_ablation(tmp_path):
@@ -102,9 +103,9 @@ def test_claims_scoped_to_the_paper_and_cap_ablation(tmp_path):
     assert all(cfg["env"]["omega"] == 1.0 and cfg["env"]["rho"] == 0.2 for cfg, _ in tasks)
     p = dict(p, graphs=["er"])
     res = E.run_fig1(p, seed=0, n_jobs=1, backend="serial", cache_dir=str(tmp_path), progress=False)
-    ids = [c.id for c in E.fig1_claims(res)]
+    ids = [c.id for c in EC.fig1_claims(res)]
     assert "fig1-coop-approx-dist-rbf-er" in ids and not any("approx-dist-rbf-twitch" in i for i in ids)
-    assert all(lab not in c.value for c in E.fig1_claims(res) for lab in [E.CAP_LABEL.format(m, 1) for m in E.COOPERATIVE])
+    assert all(lab not in c.value for c in EC.fig1_claims(res) for lab in [E.CAP_LABEL.format(m, 1) for m in E.COOPERATIVE])
     capped = res.runs[res.runs.method == lab]
     assert (capped.capped > 0).any() and (capped.rank_max <= 1).all()
     with pytest.raises(ParameterError, match="cluster_mode"):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from bandits.experiments import coop_theory as E
+from bandits.experiments import coop_theory_claims as EC, coop_theory_plots as EP
 from bandits.experiments.common import ParameterError
 
 
@@ -116,7 +117,7 @@ def test_tiny_run_claims_and_plot(tmp_path):
                         nc_grid=[1, 2, 4], hetero_V=4, c5_V=8, c5_T=16, mmd_t_max=128, mmd_points=4,
                         c7_N=[30], c7_nc=[1, 2], c7_pool=60, myc_k=[4], c6_V=6, c6_gammas=[1, 2])
     res = E.run_theory(p, seed=0, n_jobs=1, backend="serial", cache_dir=str(tmp_path), progress=False)
-    claims = E.theory_claims(res)
+    claims = EC.theory_claims(res)
     ids = [c.id for c in claims]
     for c in ("C1-coop-slope", "C6-lemma3-runs", "C6-lemma3-probe", "C2-coop-vs-cover", "C3-dist-beats-coop", "C4-full-rank-is-independent",
               "C5-slope-naive", "C7-lemma4-bound", "C8-mmd-rate", "C9-eager-conjecture", "C10-communication"):
@@ -134,4 +135,4 @@ def test_tiny_run_claims_and_plot(tmp_path):
     a = r[(r.check == "C4") & (r.method == "Coop-KernelUCB") & (r.x == 4)].sort_values("rep").R_T.to_numpy()
     b = r[(r.check == "C4") & (r.method == "LinUCB")].sort_values("rep").R_T.to_numpy()
     np.testing.assert_allclose(a, b, rtol=1e-9)
-    E.plot_theory(res)
+    EP.plot_theory(res)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from bandits.experiments import cope_kb as ex
+from bandits.experiments import cope_kb_claims as cl, cope_kb_plots as pl
 from bandits.experiments.common import ParameterError
 from bandits.runner import run_cell, sweep
 
@@ -31,9 +32,9 @@ def test_pipeline_and_claims_on_a_tiny_grid(tmp_path):
     assert fc.all_correct.all()  # easy gaps: every agent's best arm is found
     s = ex.fc_summary(fc, p["V"])
     assert {"IndRAGE/V", "CoKernelFC"} <= set(s.method)
-    ids = [c.id for c in ex.fc_claims(fc, p) + ex.fb_claims(fb, p)]
+    ids = [c.id for c in cl.fc_claims(fc, p) + cl.fb_claims(fb, p)]
     assert "fig2a-matches-V-speedup" in ids and "fig3-lowest-error-rank1" in ids and "fig3c-not-above-peace" in ids
-    assert len(ex.plot_fig2(fc, p).axes) == 3 and len(ex.plot_fig3(fb, p).axes) == 6  # error and budget rows
+    assert len(pl.plot_fig2(fc, p).axes) == 3 and len(pl.plot_fig3(fb, p).axes) == 6  # error and budget rows
     # FB never spends more than the budget
     assert (fb.S <= fb["T"] + 1e-9).all()
 
@@ -53,7 +54,7 @@ def test_every_claim_labelled_and_verbatim_quotes_in_the_paper(tmp_path):
     kw = dict(seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
     fc, fb = ex.run_fc(p, **kw), ex.run_fb(p, **kw)
     assert set(fb.method) == set(ex.FB_METHODS) | set(ex.FB_VARIANTS)
-    claims = ex.fc_claims(fc, p) + ex.fb_claims(fb, p) + ex.run_claims(fc, fb, p)
+    claims = cl.fc_claims(fc, p) + cl.fb_claims(fb, p) + cl.run_claims(fc, fb, p)
     byid = {c.id: c for c in claims}
     assert byid["fig2-indalloc-A-is-CoKernelFC-rank1"].verdict == "PASS"
     assert byid["fig3-indalloc-A-is-CoKernelFB-rank1"].verdict == "PASS"
@@ -82,10 +83,10 @@ def test_every_claim_labelled_and_verbatim_quotes_in_the_paper(tmp_path):
 
 def test_theorem1_xi_condition_closed_form():
     # rank 1: the round-1 design gives max ‖φ_i − φ_j‖²_{A⁻¹} = ρ*_1 = 12 (ξ → 0); θ* = 0.1 + Δ·(0..3)
-    lhs, rhs = ex.theorem1_xi_condition(1, 0.1, 1e-8)
+    lhs, rhs = cl.theorem1_xi_condition(1, 0.1, 1e-8)
     assert lhs == pytest.approx(np.sqrt(1e-8 * 12), rel=1e-4)
     assert rhs == pytest.approx(0.1 / (32 * 1.1 * np.linalg.norm(0.1 + 0.1 * np.arange(4))), rel=1e-12)
-    assert ex.theorem1_xi_condition(1, 0.1, 1e-6)[0] <= rhs < ex.theorem1_xi_condition(1, 0.1, 1e-5)[0]
+    assert cl.theorem1_xi_condition(1, 0.1, 1e-6)[0] <= rhs < cl.theorem1_xi_condition(1, 0.1, 1e-5)[0]
 
 
 def test_parameters_are_validated_by_name():

@@ -7,6 +7,7 @@ import pytest
 from bandits.design import gaussian_width, gaussian_width_design, kernel_xy_optimal_design
 from bandits.envs.cope import cope_instance
 from bandits.experiments import cope_theory as ct
+from bandits.experiments import cope_theory_claims as ctc
 from bandits.experiments.common import ParameterError
 
 
@@ -49,10 +50,10 @@ def test_c7_row_matches_spec_reference_values_and_bounds_hold():
 def test_c7_claims_pass_and_would_fail_on_a_wrong_bound():
     tp = dict(ct.cope_theory_params("quick"), c7_deltas=[0.2], c7_xis=[1e-6])
     c7 = ct.c7_table(tp)
-    claims = {c.id: c for c in ct.c7_claims(c7)}
+    claims = {c.id: c for c in ctc.c7_claims(c7)}
     assert all(c.verdict == "PASS" for c in claims.values())
     bad = c7.assign(bound_a=c7.rho_star / 2, bound_a_hi=c7.rho_lo / 2)  # a bound below rho*
-    assert {c.id: c for c in ct.c7_claims(bad)}["C7-cor1a"].verdict == "FAIL"
+    assert {c.id: c for c in ctc.c7_claims(bad)}["C7-cor1a"].verdict == "FAIL"
 
 
 def test_gaussian_width_two_arms_closed_form():
@@ -94,7 +95,7 @@ def test_peace_width_table_and_claim():
     assert list(pw.prefix_size) == [2, 3, 4, 5, 6]
     assert pw.omega.iloc[-1] == pytest.approx(12, rel=1e-3)  # spec §2.1(c): ω of the 6 arms
     assert np.all(pw.gamma < pw.omega)  # the width is the smaller complexity here
-    (c,) = ct.peace_claims(pw)
+    (c,) = ctc.peace_claims(pw)
     assert c.verdict == "PASS"
     assert pw.attrs["R_omega"] == 4
 
@@ -128,7 +129,7 @@ def test_c9_runs_through_the_runner_and_claim(tmp_path):
         np.testing.assert_array_equal(x["arrays"]["samples"], y["arrays"]["samples"])
     c9 = ct.run_c9(tp, seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
     assert len(c9) == 2 * 3 * 2 and c9.all_correct.all()
-    (c,) = ct.c9_claims(c9, tp)
+    (c,) = ctc.c9_claims(c9, tp)
     assert c.verdict in ("PASS", "FAIL", "INCONCLUSIVE") and "1/V" in c.value
     # with identical tasks CoKernelFC pools all agents: fewer samples than IndRAGE on every instance
     m = c9[c9.ell_z == 10.0].groupby(["instance_seed", "method"]).S.mean().unstack()
@@ -157,17 +158,18 @@ def test_ind_peace_fb_gaussian_width_option():
 
 
 def test_c1_c2_c6_claims_are_implementation_checks(tmp_path):
-    """C1, C2 and C6 (bandits.experiments.cope_kb.theory_claims, the cope_theory notebook) hold by
+    """C1, C2 and C6 (bandits.experiments.cope_kb_claims.theory_claims, the cope_theory notebook) hold by
     construction on the block instances: implementation checks; C6 names the ξ that meet Theorem 1's
     condition (here 1e-6 meets it, 1e-4 does not)."""
     from bandits.experiments import cope_kb as ex
+    from bandits.experiments.cope_kb_claims import theory_claims
 
     p = ex.cope_params("quick", V=3, cases=[1, 2, 3])
     tp = dict(ex.theory_params("quick"), c1_deltas=[0.4], c1_runs=2, c2_V=[1, 2, 3], c2_runs=2, c2_delta=0.4,
               c6_runs=2, c6_xis=[1e-6, 1e-4], c6_delta=0.4)
     kw = dict(seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
     c1, c2, c6 = ex.run_c1(p, tp, **kw), ex.run_c2(p, tp, **kw), ex.run_c6(p, tp, **kw)
-    claims = ex.theory_claims(c1, c2, p, tp, c6)
+    claims = theory_claims(c1, c2, p, tp, c6)
     assert [c.id for c in claims] == ["C1-g-over-V", "C1-g-over-V-practical", "C2-agents", "C2-agents-rankV",
                                       "C6-small-xi"]
     assert all(c.kind == "implementation" and c.source for c in claims)

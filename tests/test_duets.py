@@ -142,6 +142,7 @@ def test_beta_is_tuned_on_runs_disjoint_from_the_tested_one():
     import pandas as pd
 
     from bandits.experiments import duets as ex
+    from bandits.experiments import duets_claims as cl
 
     rows = []
     # runs 0-2 are tested, runs 3-4 tune: beta 5 looks best on the tested runs, beta 1 on the tuning runs
@@ -149,9 +150,9 @@ def test_beta_is_tuned_on_runs_disjoint_from_the_tested_one():
     for beta, vals in R.items():
         for rep, v in enumerate(vals):
             rows.append({"function": "h1", "method": "DUETS", "beta": beta, "rep": rep, "R_T": v})
-    test, tune = ex.tuning_reps({"n_runs": 5, "tune_runs": 2})
+    test, tune = cl.tuning_reps({"n_runs": 5, "tune_runs": 2})
     assert (test, tune) == ([0, 1, 2], [3, 4])
-    rows_, sel = ex.split_selection(pd.DataFrame(rows), tune)
+    rows_, sel = cl.split_selection(pd.DataFrame(rows), tune)
     assert sel.beta.tolist() == [1.0] and sorted(rows_.rep) == [0, 1, 2] and set(rows_.R_T) == {30.0}
     with pytest.raises(Exception, match="tune_runs"):
         ex.fig1_params("quick", n_runs=2, tune_runs=2)
@@ -185,6 +186,7 @@ def test_fig1_claims_quote_the_paper_and_use_the_calibrated_default():
     import pandas as pd
 
     from bandits.experiments import duets as ex
+    from bandits.experiments import duets_claims as cl
 
     rng = np.random.default_rng(0)
     p = ex.fig1_params("quick", functions=["h1"], methods=["DUETS", "DisKernelUCB"], betas=[1.0, 2.0], n_runs=6)
@@ -196,7 +198,7 @@ def test_fig1_claims_quote_the_paper_and_use_the_calibrated_default():
                 rows.append({"function": "h1", "method": m, "beta": beta, "rep": rep,
                              "R_T": base + 5 * beta + s + rng.normal(0, 1), "C_paper": base, "C_code": base})
     res = ex.Fig1Results(p, None, pd.DataFrame(rows), None, None)
-    claims = {c.id: c for c in ex.fig1_claims(res)}
+    claims = {c.id: c for c in cl.fig1_claims(res)}
     reg = claims["fig1-regret-h1"]
     assert reg.verdict == "PASS" and reg.method == "t" and reg.quote == "verbatim" and reg.source == "§5"
     assert "β picked per method on runs [4, 5]" in reg.check and "tested on runs [0, 1, 2, 3]" in reg.check

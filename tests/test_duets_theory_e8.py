@@ -5,6 +5,7 @@ from bandits.algorithms.duets import DUETS, CentralizedUniformElimination
 from bandits.comm import CommLedger
 from bandits.envs import FiniteDomainEnv
 from bandits.experiments import duets_theory as th
+from bandits.experiments.duets_theory_claims import e8_claim
 from bandits.sim import run_regret
 
 
@@ -53,7 +54,7 @@ def test_e8_runs_and_claim(tmp_path):
     assert set(e8.method) == {"DUETS", "CentralizedUniformElimination"}
     # independent samples: the two methods use disjoint runs
     assert set(e8[e8.method == "DUETS"].rep).isdisjoint(set(e8[e8.method != "DUETS"].rep))
-    c = th.e8_claim(e8)
+    c = e8_claim(e8)
     assert c.id == "E8-superposition" and c.verdict in ("PASS", "FAIL")
     assert "KS D" in c.value and c.interval is not None
     e8b = th.run_e8(p, seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)  # cached

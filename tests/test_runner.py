@@ -4,6 +4,7 @@ import pytest
 
 from bandits import runner
 from bandits.experiments import duets as ex
+from bandits.experiments import duets_claims, duets_plots
 from bandits.experiments.common import ParameterError, validate_common
 from bandits.experiments.duets_theory import theory_params
 from bandits.runner import Cache, CacheWarning, run_cell, run_key, sweep
@@ -128,9 +129,9 @@ def test_fig1_pipeline_on_a_tiny_grid(tmp_path):
     res = ex.run_fig1(p, seed=0, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False)
     assert set(res.curves.columns) >= {"function", "method", "beta", "rep", "t", "regret", "comm_paper", "comm_code"}
     assert len(res.curves) == 3 * 3 * 12
-    claims = ex.fig1_claims(res)
+    claims = duets_claims.fig1_claims(res)
     assert [c.id for c in claims] == ["fig1-regret-branin", "fig1-comm-branin", "fig1-comm-code-branin"]
-    fig = ex.plot_fig1(res)
+    fig = duets_plots.plot_fig1(res)
     assert len(fig.axes) == 2
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bandits.experiments import coop_kernelucb as ex
 from bandits.experiments.claims import claims_table
+from bandits.experiments.coop_kernelucb_claims import fig1_claims
 
 args = [a for a in sys.argv[1:] if a != "--old-env"]
 old_env = "--old-env" in sys.argv[1:]
@@ -35,7 +36,7 @@ res.runs.to_csv(out / "rank_diag_runs.csv", index=False)
 ranks = ex.rank_table(res)
 ranks.to_csv(out / "rank_diag_ranks.csv", index=False)
 summ = ex.summary_table(res).round(3)
-claims = ex.fig1_claims(res)
+claims = fig1_claims(res)
 (out / "rank_diag_claims.txt").write_text(claims_table(claims) + "\n")
 print(summ.to_string())
 print(ranks.to_string())

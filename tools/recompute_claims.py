@@ -10,7 +10,9 @@ Usage::
 
 Each folder has one entry in :data:`REGISTRY`: a function ``folder -> (claims, inputs)`` that rebuilds the
 notebook's results object from the committed CSV files (and the parameters recorded in
-``provenance.json``) and calls the notebook's own claims function, or the reason it cannot. The written
+``provenance.json``) and calls the notebook's own claims function (from its claims module,
+``bandits/experiments/<name>_claims.py``, which the run cache's key leaves out: a claims change needs no
+rerun), or the reason it cannot. The written
 claims.json keeps the old file's extra keys (paper, figure, mode) and records ``recomputed_from`` (the
 files read) and ``recomputed_by``. To add a folder: write ``_name(folder)`` returning the claims and the
 list of files read, and register it with :func:`register` (or ``NOT_RECOMPUTABLE[name] = "reason"``).
@@ -56,22 +58,23 @@ def _csv(folder: Path, name: str):
 def _duets(folder: Path):
     """Figure 1's claims need every run's final R(T), C_paper, C_code at every β (runs.csv holds them)."""
     from bandits.experiments import duets as ex
+    from bandits.experiments.duets_claims import fig1_claims
 
     pr = _params(folder)
     p = ex.fig1_params("full", **{k: v for k, v in pr.items() if k in ex._FULL})
     res = ex.Fig1Results(p, None, _csv(folder, "runs.csv"), None, None)
-    return ex.fig1_claims(res), ["runs.csv", "provenance.json"]
+    return fig1_claims(res), ["runs.csv", "provenance.json"]
 
 
 @register("duets_theory")
 def _duets_theory(folder: Path):
     """E1–E8 need the runs (results.csv), the epoch logs (epochs.csv) and the E3, E4, E6, E8 tables."""
-    from bandits.experiments import duets_theory as th
+    from bandits.experiments.duets_theory_claims import theory_claims
 
     files = ["results.csv", "epochs.csv", "e3_variance.csv", "e4_accuracy.csv", "e6_epochs.csv",
              "e8_superposition.csv"]
     r, e, e3, e4, e6, e8 = (_csv(folder, f) for f in files)
-    return th.theory_claims(r, e, e3, e4, e6, e8=e8), files
+    return theory_claims(r, e, e3, e4, e6, e8=e8), files
 
 
 @register("arena")
@@ -84,7 +87,15 @@ def _arena(folder: Path):
     runs["failed"] = runs["failed"].where(runs["failed"].notna(), None)
     pr = _params(folder)
     p = ex.arena_params("full", **{k: v for k, v in pr.items() if k in ex._FULL and k != "grids"})
-    return ex.arena_claims(ex.ArenaResults(p, runs, ex.summarise(runs))), ["results.csv", "provenance.json"]
+    return _claims_fn("arena")(ex.ArenaResults(p, runs, ex.summarise(runs))), ["results.csv", "provenance.json"]
+
+
+def _claims_fn(name: str):
+    """The main claims function of notebook ``name``'s experiment, wherever it lives (its claims module
+    ``<name>_claims``, or the run module while that is not split: the registry, ``bandits.experiments.EXPERIMENTS``)."""
+    from bandits.experiments import get_experiment
+
+    return get_experiment(name)["claims"]
 
 
 def _full_params(mod, folder: Path, maker, skip=()):
@@ -104,8 +115,8 @@ def _async_kernelucb(folder: Path):
     from bandits.experiments import async_kernelucb as ex
 
     p = _full_params(ex, folder, ex.async_params)
-    return ex.fig2_claims(ex.Fig2Results(p, None, _csv(folder, "runs.csv"), None, None)), ["runs.csv",
-                                                                                          "provenance.json"]
+    return _claims_fn("async_kernelucb")(ex.Fig2Results(p, None, _csv(folder, "runs.csv"), None, None)), [
+        "runs.csv", "provenance.json"]
 
 
 @register("fn_ucb")
@@ -114,7 +125,7 @@ def _fn_ucb(folder: Path):
     from bandits.experiments import fn_ucb as ex
 
     p = _full_params(ex, folder, ex.fn_params)
-    return ex.fn_claims(ex.FNResults(p, None, _csv(folder, "runs.csv"))), ["runs.csv", "provenance.json"]
+    return _claims_fn("fn_ucb")(ex.FNResults(p, None, _csv(folder, "runs.csv"))), ["runs.csv", "provenance.json"]
 
 
 @register("coop_kernelucb")
@@ -122,9 +133,10 @@ def _coop_kernelucb(folder: Path):
     """Figure 1's claims need every run's final R̂(T) (runs.csv). The safeguard checks read per-run
     diagnostics (rank, kept variance) that runs.csv holds only if the run wrote them."""
     from bandits.experiments import coop_kernelucb as ex
+    from bandits.experiments.coop_kernelucb_claims import fig1_claims
 
     p = _full_params(ex, folder, ex.fig1_params)
-    return ex.fig1_claims(ex.Fig1Results(p, None, _csv(folder, "runs.csv"), {}, 0, 0)), ["runs.csv",
+    return fig1_claims(ex.Fig1Results(p, None, _csv(folder, "runs.csv"), {}, 0, 0)), ["runs.csv",
                                                                                         "provenance.json"]
 
 

@@ -1,6 +1,6 @@
 """Experiments (layer 9): per paper, each figure's quick and full parameters, its runs, claims and plots.
 
-**The experiment protocol.** Every notebook ``notebooks/<name>.py`` has an experiment module here with four
+**The experiment protocol.** Every notebook ``notebooks/<name>.py`` has an experiment here with four
 kinds of function (docs/adding_a_paper.md §4), written down in :class:`Experiment` and registered in
 :data:`EXPERIMENTS` (a test checks that every notebook has an entry and every entry resolves):
 
@@ -8,17 +8,31 @@ kinds of function (docs/adding_a_paper.md §4), written down in :class:`Experime
   (:func:`bandits.experiments.common.mode_params`; an unknown override is an error naming it);
 * ``run(params, seed, n_jobs, backend, cache_dir, ...)``: the runs, through :func:`bandits.runner.sweep`
   and the one run recipe (:func:`bandits.runner.run_regret_cell`, or the pure-exploration loop);
-* ``claims(results, ...) -> list[Claim]``: each claim with its kind, quote, source and cause;
+* ``claims(results, ...) -> list[Claim]``: each claim (:class:`bandits.experiments.claims.Claim`) with
+  its kind, quote, source and cause;
 * ``plot(results, ...)``: matplotlib figures.
 
+**Where they live: claims and plots outside the run cache's key.** The parameters and runs of
+experiment ``<name>`` are in ``<name>.py``; its claims in ``<name>_claims.py`` and its figures in
+``<name>_plots.py`` (a package experiment: ``<name>/claims.py`` and ``<name>/plots.py``). The run cache's
+code fingerprint (:func:`bandits.runner.code_fingerprint`) leaves every module so named out
+(:func:`bandits.runner.in_runs`), so a claim's text, threshold or statistic and a figure can change
+without recomputing a cached run. The rule that keeps this safe: **a module the fingerprint covers never
+imports one it leaves out** (not lazily in a function, not as a re-export from a package ``__init__``;
+``tests/test_package_structure.py``): the claims and plots modules import the run module, the
+notebooks import all three. Shared: :mod:`bandits.experiments.common` (parameter checks, in the
+fingerprint), :mod:`bandits.experiments.claims` (:class:`~bandits.experiments.claims.Claim`, the claims
+table) and :mod:`bandits.experiments.notebook` (the notebooks' set-up and finish), both left out.
+
 A module with several figures has several of each (the registry names the main ones); the notebooks call
-them between :func:`~bandits.experiments.common.start_notebook` and
-:func:`~bandits.experiments.common.finish_notebook`.
+them between :func:`~bandits.experiments.notebook.start_notebook` and
+:func:`~bandits.experiments.notebook.finish_notebook`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import import_module
+from importlib.util import find_spec
 from typing import Callable, Protocol
 
 __all__ = ["Experiment", "ExperimentEntry", "EXPERIMENTS", "get_experiment"]
@@ -38,18 +52,55 @@ class Experiment(Protocol):
 
 @dataclass(frozen=True)
 class ExperimentEntry:
-    """A notebook's experiment: its module and the names of its four main functions in it."""
+    """A notebook's experiment: its run module, the names of its four main functions, and the modules that
+    hold the claims and plot functions.
+
+    ``claims_module`` / ``plots_module`` (relative to :mod:`bandits.experiments`) default to the
+    convention of the module docstring: ``<module>_claims`` / ``<module>_plots`` for a module,
+    ``<module>.claims`` / ``<module>.plots`` for a package. Until an experiment is split (a module that
+    still holds its own claims or plots), the function is looked up in the run module instead
+    (:meth:`where`); ``tests/test_package_structure.py`` lists the experiments that still do."""
 
     module: str
     params: str
     run: str
     claims: str
-    plot: str | None  # None: the notebook still draws its figures itself (to move into the module)
+    plot: str | None  # None: the notebook draws its figures itself
+    claims_module: str | None = None
+    plots_module: str | None = None
+
+    def _is_package(self) -> bool:
+        spec = find_spec(f"{__name__}.{self.module}")
+        return spec is not None and spec.submodule_search_locations is not None
+
+    def conventional(self, kind: str) -> str:
+        """The module (relative to :mod:`bandits.experiments`) that should hold the ``kind``
+        (``"claims"`` or ``"plot"``) function: the entry's ``claims_module`` / ``plots_module``, else the
+        convention."""
+        given = self.claims_module if kind == "claims" else self.plots_module
+        suffix = "claims" if kind == "claims" else "plots"
+        return given or (f"{self.module}.{suffix}" if self._is_package() else f"{self.module}_{suffix}")
+
+    def where(self, kind: str) -> str:
+        """The module (relative to :mod:`bandits.experiments`) the ``kind`` function (``"params"``,
+        ``"run"``, ``"claims"``, ``"plot"``) is taken from: the run module for params and run; for claims
+        and plot :meth:`conventional`, or the run module while that does not exist or lacks the
+        function (an experiment not split yet)."""
+        if kind in ("params", "run"):
+            return self.module
+        mod = self.conventional(kind)
+        try:
+            found = find_spec(f"{__name__}.{mod}") is not None
+        except ModuleNotFoundError:
+            found = False
+        if found and hasattr(import_module(f"{__name__}.{mod}"), getattr(self, kind)):
+            return mod
+        return self.module
 
     def resolve(self) -> dict[str, Callable | None]:
-        """The four functions (importing the module); ``plot`` is None where the notebook draws."""
-        mod = import_module(f"{__name__}.{self.module}")
-        return {k: (getattr(mod, getattr(self, k)) if getattr(self, k) else None)
+        """The four functions (importing their modules); ``plot`` is None where the notebook draws."""
+        return {k: (getattr(import_module(f"{__name__}.{self.where(k)}"), getattr(self, k)) if getattr(self, k)
+                    else None)
                 for k in ("params", "run", "claims", "plot")}
 
 

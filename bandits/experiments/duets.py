@@ -1,4 +1,5 @@
-"""DUETS (Pavlovic, Salgia & Zhao, 2024): Figure 1 and its claims.
+"""DUETS (Pavlovic, Salgia & Zhao, 2024): Figure 1's parameters and runs (its claims:
+:mod:`bandits.experiments.duets_claims`; its figures: :mod:`bandits.experiments.duets_plots`).
 
 Figure 1: cumulative regret (a–d) and communication (e–h) vs time on h1, h2, Branin and
 Hartmann-4, N = 10 agents, T = 50, SE kernel (ℓ = 0.2 Branin, 1 otherwise), noise s.d. 0.2,
@@ -28,18 +29,14 @@ import numpy as np
 from ..comm import comm_curve
 from ..envs import FUNCTIONS, make_env
 from ..runner import sweep
-from .claims import Claim
-from .common import (mode_params, ParameterError, check_int, check_number, check_subset,
-                     fmt)
+from .common import mode_params, ParameterError, check_int, check_number, check_subset
 
 __all__ = ["FIG1_FUNCTIONS", "BASE_METHODS", "VARIANTS", "fig1_params", "validate_fig1",
-           "fig1_tasks", "run_fig1", "Fig1Results", "tuning_reps", "split_selection", "fig1_claims", "plot_fig1",
-           "plot_beta_grid", "plot_variants"]
+           "fig1_tasks", "run_fig1", "Fig1Results", "at_selected"]
 
 FIG1_FUNCTIONS = ("h1", "h2", "branin", "hartmann4")
 BASE_METHODS = ("DUETS", "DisKernelUCB", "ApproxDisKernelUCB", "N-KernelUCB")
 VARIANTS = ("DUETS [code p_j]", "DUETS [code trim]")
-PANEL_TITLES = {"h1": "h1 (cosine)", "h2": "h2 (polynomial)", "branin": "Branin", "hartmann4": "Hartmann-4D"}
 
 # full: the paper's 5 runs for the claims, plus 2 that tune β (issue 23: tuning on runs apart from the tested ones)
 _FULL = dict(N=10, T=50, M=2000, n_runs=7, tune_runs=2, betas=[0.2, 0.5, 1.0, 2.0, 5.0],
@@ -173,202 +170,3 @@ def at_selected(res: Fig1Results):
     """The runs of each (function, method) at its selected β."""
     sel = res.selected[["function", "method", "beta"]]
     return res.runs.merge(sel, on=["function", "method", "beta"])
-
-
-def tuning_reps(p: dict) -> tuple[list[int], list[int]]:
-    """``(test, tune)`` run indices: the last ``tune_runs`` of the ``n_runs`` runs pick β, the others test."""
-    n, k = int(p["n_runs"]), int(p.get("tune_runs", 0))
-    return list(range(n - k)), list(range(n - k, n))
-
-
-def split_selection(runs, tune, keys=("function", "method"), knob: str = "beta", score: str = "R_T"):
-    """Tuning on runs disjoint from the tested ones (issue 23): per ``keys``, the ``knob`` value with the
-    smallest mean ``score`` over the runs ``tune`` (run indices), and the rows of every **other** run at
-    that value.
-
-    One fixed split, not leave-one-run-out: the tested runs are then independent of the selection and
-    the paired t-test keeps its level (leave-one-run-out selection makes the per-run differences
-    dependent; simulated at 5 runs and 5 β per method with no true difference, it PASSed 8 % of
-    one-sided claims, against 2.5 % for the split; ``tests/test_duets.py``). A non-finite score counts
-    as +inf (a diverged value is never picked). Without tuning runs (``tune`` empty) the value is
-    picked on the tested runs themselves, as the paper's grid search (not calibrated).
-
-    Returns:
-        ``(rows, selected)``: the tested runs' rows at the selected value, and the selected value per ``keys``.
-    """
-    import pandas as pd
-
-    keys = list(keys)
-    tune = set(int(r) for r in tune)
-    pick = runs[runs.rep.isin(tune)] if tune else runs
-    sc = pick.assign(_s=np.where(np.isfinite(pick[score].to_numpy(float)), pick[score].to_numpy(float), np.inf))
-    g = sc.groupby(keys + [knob], as_index=False)["_s"].mean().sort_values(keys + [knob], kind="stable")
-    sel = g.loc[g.groupby(keys)["_s"].idxmin()][keys + [knob]].reset_index(drop=True)
-    test = runs[~runs.rep.isin(tune)] if tune else runs
-    return test.merge(sel, on=keys + [knob]), sel
-
-
-def fig1_claims(res: Fig1Results, level: float = 0.95, method: str | None = None) -> list[Claim]:
-    """The paper's two Figure-1 claims (§5, quoted verbatim), per function.
-
-    β is tuned on runs disjoint from the tested ones (:func:`split_selection`: the last ``tune_runs``
-    runs pick, per function and method, the β with the smallest mean R(T); the claims test the other
-    runs at that β); the figure keeps the paper's grid search over all runs. Each "DUETS below
-    baseline X" is a paired comparison over the shared test runs (run r of every method sees the same
-    environment stream): the mean paired difference DUETS − X with its ``level`` interval
-    (:func:`bandits.claims.compare_paired`; ``method=None``: the calibrated Student t); "below every
-    baseline" combines them (:func:`bandits.claims.combine`: PASS only if every comparison PASSes,
-    FAIL if one FAILs). The thresholds (difference < 0) are the original ones. A run with a
-    non-finite value counts as the worst outcome of its comparison (``diverged="worst"``)."""
-    from ..claims import combine, compare_paired, method_label
-
-    test_reps, tune_reps = tuning_reps(res.params)
-    runs, sel = split_selection(res.runs[res.runs.rep < res.params["n_runs"]], tune_reps)
-    methods = res.params["methods"]
-    baselines = [m for m in BASE_METHODS if m in methods and m != "DUETS"]
-    comm_base = [m for m in baselines if m != "N-KernelUCB"]
-    claims = []
-    q_regret = ("DUETS achieves a significantly lower regret as compared to all other algorithms "
-                "consistently across benchmark functions.")
-    q_comm = "DUETS also incurs a smaller communication overhead as compared to other algorithms"
-    if "DUETS" not in methods:
-        return claims
-    tuned = (f"β picked per method on runs {tune_reps} (smallest mean R(T)), the claim tested on runs {test_reps}"
-             if tune_reps else "β picked on the tested runs themselves (no tuning runs: not calibrated)")
-    how = f"paired over runs, {level:.0%} {method_label(method)} interval; {tuned}"
-    setting = ("the paper does not give λ, the candidate sets, how regret is measured on a continuous domain, nor "
-               "how β is picked from its grid (§5); this package's choices are in the module docstring")
-    labels = dict(kind="paper", quote="verbatim", source="§5")
-
-    def per_run(fn, m, col):
-        r = runs[(runs.function == fn) & (runs.method == m)].sort_values("rep")
-        return r[col].to_numpy(float), r.rep.to_numpy()
-
-    def betas(fn, ms):
-        b = sel[sel.function == fn].set_index("method")["beta"]
-        return ", ".join(f"{m} {b[m]:g}" for m in ms if m in b.index)
-
-    def compare(fn, col, m, unit):
-        a, ra = per_run(fn, "DUETS", col)
-        b, rb = per_run(fn, m, col)
-        return compare_paired(a, b, "<", 0.0, label=f"{unit} DUETS − {m}", level=level, method=method,
-                              reps_a=ra, reps_b=rb, diverged="worst")
-
-    def means(fn, col, ms):
-        return "; ".join(f"{m} {fmt(per_run(fn, m, col)[0].mean())}" for m in ms)
-
-    for fn in res.params["functions"]:
-        beta_txt = f"; tuned β: {betas(fn, ['DUETS'] + baselines)}"
-        if baselines:
-            r = combine([compare(fn, "R_T", m, "R(T)") for m in baselines])
-            claims.append(Claim.from_result(
-                f"fig1-regret-{fn}", q_regret,
-                f"{fn}: R(T) of DUETS below every baseline's: every paired difference DUETS − baseline < 0 ({how})",
-                r, value=f"R(T): DUETS {fmt(per_run(fn, 'DUETS', 'R_T')[0].mean())}; " + means(fn, "R_T", baselines)
-                + f"; deciding: {r.label}" + beta_txt, cause="setting", cause_note=setting, **labels))
-        if comm_base:
-            r = combine([compare(fn, "C_paper", m, "C(T)") for m in comm_base])
-            claims.append(Claim.from_result(
-                f"fig1-comm-{fn}", q_comm,
-                f"{fn}: DUETS's communication (paper's Eq. 2: per-agent up + down) below each communicating "
-                f"baseline's ({how})",
-                r, value=f"C(T) per agent: DUETS {fmt(per_run(fn, 'DUETS', 'C_paper')[0].mean())}; "
-                + means(fn, "C_paper", comm_base) + f"; deciding: {r.label}", cause="setting",
-                cause_note="the unit of Figure 1(e–h) is not stated; Eq. 2's per-agent up + down is used", **labels))
-            r = combine([compare(fn, "C_code", m, "uplink") for m in comm_base])
-            claims.append(Claim.from_result(
-                f"fig1-comm-code-{fn}", q_comm,
-                f"{fn}: same, in the authors' code's unit (total uplink over agents) ({how})",
-                r, value=f"total uplink: DUETS {fmt(per_run(fn, 'DUETS', 'C_code')[0].mean())}; "
-                + means(fn, "C_code", comm_base) + f"; deciding: {r.label}", cause="setting",
-                cause_note="the unit of Figure 1(e–h) is not stated; the authors' code counts total uplink",
-                **labels))
-    return claims
-
-
-# ------------------------------------------------------------------------------------ figures
-def plot_fig1(res: Fig1Results, convention: str = "paper", methods=None, band: str = "se"):
-    """The 2 × 4 panels of Figure 1 at each method's selected β: the mean with a standard-error
-    band (``band``: see :func:`bandits.plotting.mean_band`) clipped at 0, and every run's final
-    value as a point beside the curve's end."""
-    from ..plotting import BAND_TEXT, band_plot, color_for, setup_style
-
-    plt = setup_style()
-    methods = methods or [m for m in BASE_METHODS if m in res.params["methods"]]
-    fns = res.params["functions"]
-    fig, axes = plt.subplots(2, len(fns), figsize=(3.2 * len(fns), 5.4), squeeze=False)
-    sel = res.selected.set_index(["function", "method"])["beta"]
-    col = "comm_paper" if convention == "paper" else "comm_code"
-    letters = "abcdefghijklmnop"
-    for j, fn in enumerate(fns):
-        for i, m in enumerate(methods):
-            beta = sel.loc[(fn, m)]
-            c = res.curves[(res.curves.function == fn) & (res.curves.method == m) & (res.curves.beta == beta)]
-            piv_r = c.pivot(index="rep", columns="t", values="regret")
-            piv_c = c.pivot(index="rep", columns="t", values=col)
-            lab = f"{m} (β={beta:g})"
-            band_plot(axes[0, j], piv_r.columns.values, piv_r.values, lab, color_for(m, i), band=band,
-                      bounds=(0, None), points=True)
-            band_plot(axes[1, j], piv_c.columns.values, piv_c.values, lab, color_for(m, i), band=band,
-                      bounds=(0, None), points=True)
-        axes[0, j].set_title(f"({letters[j]}) {PANEL_TITLES.get(fn, fn)}")
-        axes[1, j].set_title(f"({letters[len(fns) + j]}) {PANEL_TITLES.get(fn, fn)}")
-        axes[1, j].set_xlabel("Time")
-        axes[0, j].legend(fontsize=6.5)
-    axes[0, 0].set_ylabel("Regret")
-    unit = "per agent, up + down (Eq. 2)" if convention == "paper" else "total uplink (authors' code)"
-    axes[1, 0].set_ylabel(f"Communication cost\n{unit}")
-    p = res.params
-    fig.suptitle(f"DUETS Figure 1 reproduced: N={p['N']}, T={p['T']}, M={p['M']} candidates, "
-                 f"{p['n_runs']} runs, {BAND_TEXT[band]} (points: single runs at T)", fontsize=10)
-    fig.tight_layout()
-    return fig
-
-
-def plot_beta_grid(res: Fig1Results):
-    """Final regret vs β for every method and function (the whole tuning grid)."""
-    from ..plotting import color_for, setup_style
-
-    plt = setup_style()
-    fns = res.params["functions"]
-    fig, axes = plt.subplots(1, len(fns), figsize=(3.2 * len(fns), 2.8), squeeze=False)
-    g = res.runs.groupby(["function", "method", "beta"])["R_T"].agg(["mean", "std", "count"]).reset_index()
-    for j, fn in enumerate(fns):
-        ax = axes[0, j]
-        for i, m in enumerate(res.params["methods"]):
-            s = g[(g.function == fn) & (g.method == m)]
-            se = (s["std"] / np.sqrt(s["count"])).fillna(0).to_numpy()
-            lo = np.minimum(se, s["mean"].to_numpy())  # the bar never goes below R = 0
-            ax.errorbar(s.beta, s["mean"], yerr=[lo, se], label=m, color=color_for(m, i),
-                        marker="o", ms=3, capsize=2, lw=1)
-        ax.set_xscale("log")
-        ax.set_title(PANEL_TITLES.get(fn, fn))
-        ax.set_xlabel("β")
-    axes[0, 0].set_ylabel("R(T), mean ± s.e.")
-    axes[0, -1].legend(fontsize=6.5)
-    fig.tight_layout()
-    return fig
-
-
-def plot_variants(res: Fig1Results):
-    """Paper vs code choices for DUETS: final regret and communication at each variant's β."""
-    from ..plotting import setup_style
-
-    plt = setup_style()
-    runs = at_selected(res)
-    ms = [m for m in ("DUETS",) + VARIANTS if m in res.params["methods"]]
-    fns = res.params["functions"]
-    fig, axes = plt.subplots(1, 3, figsize=(11, 2.9))
-    w = 0.8 / len(ms)
-    for i, m in enumerate(ms):
-        s = runs[runs.method == m].groupby("function")[["R_T", "C_paper", "C_code"]].mean().reindex(fns)
-        x = np.arange(len(fns)) + i * w
-        for ax, col in zip(axes, ["R_T", "C_paper", "C_code"]):
-            ax.bar(x, s[col].values, width=w, label=m)
-    for ax, title in zip(axes, ["R(T)", "communication, paper's unit", "communication, code's unit"]):
-        ax.set_xticks(np.arange(len(fns)) + 0.4 - w / 2)
-        ax.set_xticklabels(fns)
-        ax.set_title(title)
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    return fig

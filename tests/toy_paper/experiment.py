@@ -1,4 +1,7 @@
-"""The toy paper's experiment: the four functions every experiment module has (docs/adding_a_paper.md §4).
+"""The toy paper's experiment: its parameters and runs (docs/adding_a_paper.md §4). Its claims are in
+:mod:`toy_paper.experiment_claims` and its figure in :mod:`toy_paper.experiment_plots`, as an experiment of the
+package keeps them in ``<name>_claims.py`` and ``<name>_plots.py``: modules the run cache's code fingerprint
+leaves out, which this module never imports.
 
 Runs go through the one run recipe (:func:`bandits.runner.run_regret_cell`) with the policy class as a
 hook, so the toy needs no entry in the package's registry to run in a sweep's workers.
@@ -8,12 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bandits.claims import compare_paired
-from bandits.experiments.claims import Claim
 from bandits.experiments.common import check_int, mode_params
 from bandits.runner import run_regret_cell, sweep
 
-from . import PAPER_TEXT
 from .algorithm import ToyFedGreedy
 
 _FULL = dict(N=8, T=400, M=40, n_runs=10, epsilon=0.1, env_seed=0)
@@ -49,37 +49,3 @@ def run_toy(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "serial", ca
     return pd.DataFrame([{**lab, "R_T": float(np.sum(r["arrays"]["regret"])),
                           "C": float(np.sum(r["arrays"]["comm_up"]) + np.sum(r["arrays"]["comm_down"]))}
                          for lab, r in zip(labels, results)])
-
-
-def toy_claims(runs: pd.DataFrame, p: dict, method=None) -> list[Claim]:
-    """The toy paper's two statements: one claim of the paper, one check of the implementation."""
-    shared = runs[runs.period == 1].sort_values("rep")
-    alone = runs[runs.period == 0].sort_values("rep")
-    regret = compare_paired(shared.R_T.to_numpy(), alone.R_T.to_numpy(), "<", 0.0, label="R(T) shared − alone",
-                            method=method)
-    expected = 4.0 * p["M"] * p["N"] * p["T"]  # 2K up and 2K down per agent and step
-    cost = float(shared.C.iloc[0])
-    return [
-        Claim.from_result("toy-sharing-pays", "Agents that pool their arm statistics every step reach a lower "
-                          "regret than agents that never communicate", "paired R(T) shared − never shared < 0",
-                          regret, kind="paper", quote="verbatim", source="the toy paper",
-                          cause="paper", cause_note="the toy paper's statement"),
-        Claim("toy-ledger", "a communication cost of two scalars per arm per agent and step",
-              "ledger total = 4 K N T (2K up, 2K down per agent and step)", f"{cost:g} vs {expected:g}",
-              verdict="PASS" if cost == expected else "FAIL", kind="implementation", quote="verbatim",
-              source="the toy paper"),
-    ]
-
-
-def plot_toy(runs: pd.DataFrame):
-    """Final regret per protocol, mean with one standard error."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    g = runs.groupby("protocol").R_T
-    fig, ax = plt.subplots(figsize=(4, 3))
-    ax.bar(list(g.mean().index), g.mean().to_numpy(), yerr=(g.std() / np.sqrt(g.count())).to_numpy())
-    ax.set_ylabel("R(T)")
-    return fig

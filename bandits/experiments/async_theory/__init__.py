@@ -104,8 +104,10 @@ Modes: ``quick`` runs all five checks at reduced grids in under a minute on 2 co
 few minutes.
 
 Layout (one direction of imports: ``setting`` ← ``maths`` ← ``runs`` ← ``claims`` ← ``plots``; this
-``__init__`` re-exports the public names, so ``from bandits.experiments.async_theory import run_extra``
-works):
+``__init__`` re-exports the public names of the run modules, so ``from bandits.experiments.async_theory
+import run_extra`` works; the claims and the figures are imported from their own modules,
+``bandits.experiments.async_theory.claims`` and ``.plots``, which the run cache's code fingerprint leaves
+out and which this ``__init__`` must therefore not import, docs/adding_a_paper.md §4):
 
 * :mod:`.setting`: names, parameters (:func:`theory_params`), the environments
   (:func:`make_theory_env`, :func:`make_rkhs_env`, the Zipf arrivals) and the run configs;
@@ -120,17 +122,14 @@ works):
 """
 from __future__ import annotations
 
-from .claims import c5_matches, c5_points, extra_claims, label_claims, theory_claims
 from .maths import alpha_lemma44, det_epochs, gamma_proxy, upload_order, uploaded_statistics
-from .plots import plot_c1, plot_c4, plot_c5, plot_extra, plot_scaling
 from .runs import (ExtraResults, TheoryResults, c1_dictionary, c4_communications, c5_tradeoff, c6_scaling_N,
                    c7_regret_growth, run_extra, run_extra_cell, run_theory, run_theory_cell)
 from .setting import (APPROX, ASYNC, CHECKS, EXTRA_CHECKS, INV_N2, NK, ONE, make_rkhs_env, make_theory_env, resolve_D,
                       theory_params)
 
 __all__ = ["CHECKS", "theory_params", "make_theory_env", "run_theory", "run_theory_cell", "c1_dictionary",
-           "c4_communications", "c5_tradeoff", "c6_scaling_N", "c7_regret_growth", "theory_claims", "label_claims",
-           "c5_points", "c5_matches", "plot_c1", "plot_c4", "plot_c5", "plot_scaling", "uploaded_statistics",
+           "c4_communications", "c5_tradeoff", "c6_scaling_N", "c7_regret_growth", "uploaded_statistics",
            "upload_order", "det_epochs", "resolve_D", "TheoryResults", "EXTRA_CHECKS", "ExtraResults", "run_extra",
-           "run_extra_cell", "extra_claims", "plot_extra", "make_rkhs_env", "alpha_lemma44", "gamma_proxy",
+           "run_extra_cell", "make_rkhs_env", "alpha_lemma44", "gamma_proxy",
            "INV_N2", "ASYNC", "APPROX", "ONE", "NK"]
