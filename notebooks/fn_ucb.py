@@ -57,7 +57,7 @@
 #   wherever N or D varies; Fig. 4's ν picked on 2 selection runs of their own).
 #
 # `figures` selects figure groups (e.g. `["1a", "1c"]`). All algorithms live in `bandits/algorithms/`; this
-# notebook calls `bandits.experiments.fn_ucb` and plots. Runs are cached (`cache/`).
+# notebook calls `bandits.experiments.fn_ucb` (the runs), `fn_ucb_claims` and `fn_ucb_plots`. Runs are cached (`cache/`).
 
 # %% tags=["parameters"]
 # parameters
@@ -75,7 +75,7 @@ device = "cpu"          # torch device of the networks: "cpu" (the tested defaul
 
 # %%
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
-from bandits.experiments import fn_ucb as ex
+from bandits.experiments import fn_ucb as ex, fn_ucb_claims as cl, fn_ucb_plots as pl
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=None, datasets=["shuttle", "magic"])   # every parameter checked first
@@ -108,7 +108,7 @@ fails
 from bandits.plotting import save_figure
 
 for name, figs in (("fig1", ["1a", "1b", "1c", "1d"]), ("fig2", ["2a", "2b", "2c", "2d"])):
-    fig = ex.plot_panels(res, [f for f in figs if f in params["figures"]], official=None)
+    fig = pl.plot_panels(res, [f for f in figs if f in params["figures"]], official=None)
     if fig is not None:
         save_figure(fig, out_dir, name)
 
@@ -126,11 +126,11 @@ r.groupby(["figure", "label"])[["rounds", "R_T"]].mean().round(1) if len(r) else
 # ## App. E: Figures 3–6
 
 # %%
-fig = ex.plot_panels(res, [f for f in ("3", "4", "5") if f in params["figures"]])
+fig = pl.plot_panels(res, [f for f in ("3", "4", "5") if f in params["figures"]])
 if fig is not None:
     save_figure(fig, out_dir, "fig3_4_5")
 if "6" in params["figures"]:
-    save_figure(ex.plot_fig6(res), out_dir, "fig6")
+    save_figure(pl.plot_fig6(res), out_dir, "fig6")
 
 # %% [markdown]
 # ## The official code's training beside the released numbers (official repository, not the paper)
@@ -140,7 +140,7 @@ if "6" in params["figures"]:
 # unseeded, its rows are in OpenML's order, and its regret subtracts the noisy reward.
 
 # %%
-ex.released_table(res).round(1)
+cl.released_table(res).round(1)
 
 # %% [markdown]
 # ## Claims
@@ -157,7 +157,7 @@ ex.released_table(res).round(1)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims = ex.fn_claims(res)
+claims = cl.fn_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="fn_ucb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "FN-UCB", "figures": params["figures"]})

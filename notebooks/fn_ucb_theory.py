@@ -59,6 +59,7 @@ device = "cpu"          # torch device of the networks: "cpu" (the tested defaul
 # %%
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import fn_ucb_theory as th
+from bandits.experiments.fn_ucb_theory import claims as th_claims, plots as th_plots
 from bandits.plotting import save_figure
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
@@ -73,7 +74,7 @@ res.curves.to_csv(out_dir / "curves.csv", index=False)    # E3/E13: R̄(t) and t
 # ## E4–E7: communication rounds vs D and vs N, with Theorem 2's bound
 
 # %%
-save_figure(th.plot_rounds(res), out_dir, "rounds")
+save_figure(th_plots.plot_rounds(res), out_dir, "rounds")
 # checks ending in "o" (E5o, E6o): the official code's training on its environment
 res.runs[res.runs.D > 0].groupby(["check", "N", "D"])[["rounds", "bound", "R_emp", "bad_epochs", "R_T"]].mean().round(1)
 
@@ -81,13 +82,13 @@ res.runs[res.runs.D > 0].groupby(["check", "N", "D"])[["rounds", "bound", "R_emp
 # ## E3, E13: regret growth in T and the potential
 
 # %%
-save_figure(th.plot_regret(res), out_dir, "regret_potential")
+save_figure(th_plots.plot_regret(res), out_dir, "regret_potential")
 
 # %% [markdown]
 # ## E2, E8, E12, E14: federation vs centralisation, the theory α, UCB_a coverage, linearisation error
 
 # %%
-save_figure(th.plot_more(res), out_dir, "more_checks")
+save_figure(th_plots.plot_more(res), out_dir, "more_checks")
 res.alpha.to_csv(out_dir / "alpha.csv", index=False)         # E8: theory α per run and logged t
 res.coverage.to_csv(out_dir / "coverage.csv", index=False)   # E12: coverage per ν and run
 res.linear.to_csv(out_dir / "linearisation.csv", index=False)  # E14: errors per width and run
@@ -115,7 +116,7 @@ for k, v in th.NOT_DONE.items():
 
 # %%
 # NBVAL_CHECK_OUTPUT
-claims = th.theory_claims(res)
+claims = th_claims.theory_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="fn_ucb_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "FN-UCB", "figure": "theory checks"})

@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 
 from bandits.experiments import fn_ucb as ex
+from bandits.experiments import fn_ucb_claims as ex_claims
+from bandits.experiments import fn_ucb_plots as ex_plots
 from bandits.experiments import fn_ucb_theory as th
 from bandits.experiments.common import ParameterError
 
@@ -84,8 +86,8 @@ def _fake_1c(T):
 
 
 def test_long_run_claims_not_judged_before_the_alpha_ramp_ends():
-    short = {c.id: c for c in ex.fn_claims(_fake_1c(500), method="t")}
-    long = {c.id: c for c in ex.fn_claims(_fake_1c(ex.ALPHA_FULL_T), method="t")}
+    short = {c.id: c for c in ex_claims.fn_claims(_fake_1c(500), method="t")}
+    long = {c.id: c for c in ex_claims.fn_claims(_fake_1c(ex.ALPHA_FULL_T), method="t")}
     for cid in ("fig1c-only-ucb-a-worst", "fig1c-only-ucb-b-below-a"):
         assert short[cid].verdict == "INCONCLUSIVE" and "not judged at T = 500" in short[cid].value
         assert "(the interval's own verdict: PASS)" in short[cid].value
@@ -152,9 +154,9 @@ def test_a_diverged_run_is_reported_and_left_out_of_curves_and_claims(monkeypatc
     lab, rep = fails.label[0], fails.rep[0]
     assert not ((res.curves.label == lab) & (res.curves.rep == rep)).any()
     assert res.curves.regret.notna().all()
-    claims = ex.fn_claims(res)  # runs on the complete pairs only
+    claims = ex_claims.fn_claims(res)  # runs on the complete pairs only
     assert claims
-    fig = ex.plot_panels(res, ["1c"])
+    fig = ex_plots.plot_panels(res, ["1c"])
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert any("1 of 3 runs diverged" in t for t in legend)
 
@@ -220,7 +222,7 @@ def test_fig4_nu_selected_on_disjoint_runs():
         for rep, x in enumerate(sel or []):
             rows.append({"figure": "4-select", "env": "cosine", "label": lab, "N": 1, "rep": 3 + rep, "R_T": float(x)})
     res = ex.FNResults(dict(p, nu_grid=[1.0, 0.1]), pd.DataFrame(), pd.DataFrame(rows))
-    (c,) = ex.fn_claims(res, method="t")
+    (c,) = ex_claims.fn_claims(res, method="t")
     assert "LinearUCB (ν=1)" in c.detail[0] and c.verdict == "PASS"  # ν = 1 won the selection runs
 
 
@@ -240,10 +242,10 @@ def _fake_1d(fail_rep=None):
 
 
 def test_both_trainings_claimed_and_diverged_runs_count():
-    ok = {c.id: c for c in ex.fn_claims(_fake_1d(), method="t")}
+    ok = {c.id: c for c in ex_claims.fn_claims(_fake_1d(), method="t")}
     assert ok["fig1d-smaller-D-less-regret"].verdict == "PASS"
     assert ok["fig1d-smaller-D-less-regret-official"].verdict == "PASS"
-    bad = {c.id: c for c in ex.fn_claims(_fake_1d(fail_rep=1), method="t")}
+    bad = {c.id: c for c in ex_claims.fn_claims(_fake_1d(fail_rep=1), method="t")}
     c = bad["fig1d-smaller-D-less-regret"]
     assert c.verdict == "INCONCLUSIVE" and "1 of 3 runs of FN-UCB (N=5, D=5) diverged" in c.value
     assert c.cause == "open"
@@ -260,7 +262,7 @@ def test_claim_labels_and_verbatim_quotes():
     from pathlib import Path
 
     paper = Path("/work/shared/papers/fn-ucb.txt")
-    for quote, source in ex.Q.values():
+    for quote, source in ex_claims.Q.values():
         assert source
         if paper.is_file():
             assert _norm(quote) in _norm(paper.read_text()), quote
@@ -268,9 +270,9 @@ def test_claim_labels_and_verbatim_quotes():
     p = ex.fn_params("quick", figures=["3"])
     rows = [{"figure": "3", "env": e, "label": f"FN-UCB (N=2, {v})", "N": 2, "rep": r, "R_T": 10.0 + r}
             for e in ("cosine", "square") for v in ("Less Comm.", "full") for r in range(3)]
-    cl = ex.fn_claims(ex.FNResults(p, pd.DataFrame(), pd.DataFrame(rows)), method="t")
+    cl = ex_claims.fn_claims(ex.FNResults(p, pd.DataFrame(), pd.DataFrame(rows)), method="t")
     assert {c.kind for c in cl} == {"implementation"} and all(c.quote == "verbatim" for c in cl)
-    ok = {c.id: c for c in ex.fn_claims(_fake_1d(), method="t")}
+    ok = {c.id: c for c in ex_claims.fn_claims(_fake_1d(), method="t")}
     assert all(c.cause is None for c in ok.values())  # PASS: no cause
 
 

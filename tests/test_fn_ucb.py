@@ -279,6 +279,37 @@ def test_alpha_modes_and_only_ucb_a():
     assert pol.alpha_trace[1] == pol.alpha_rounds[0]
 
 
+def test_what_observers_read_changes_no_choice():
+    """``local_stats`` (the statistics of ``theory_alpha`` under α ≡ 0) and ``ucb_a_terms`` are for observers:
+    the choices and the messages are those of the plain policy; the kept (V^local_i)⁻¹ is λI + the agent's
+    own points; without the statistics ``theory_alpha`` says what it needs."""
+    N, T = 2, 10
+    cands = _sphere(np.random.default_rng(0), 40)
+    a, led_a = _policy(N, T, cls=FNUCBOnlyA, D=0.0)
+    b, led_b = _policy(N, T, cls=FNUCBOnlyA, D=0.0, local_stats=True)
+    seen, phis = [], []
+
+    def watch(t, agents, arms, choices, rewards, means, pol):
+        mean, q = pol.ucb_a_terms
+        assert mean.shape == q.shape == (N, K)
+        phis.append(pol._phi[np.arange(N), choices].copy())
+        seen.append(pol.theory_alpha(cands))
+
+    tr_a = _run(a, _env(), T, N)
+    tr_b = run_regret(b, _env(), T, N, np.random.default_rng(1), np.random.default_rng(2), observers=(watch,))
+    assert np.array_equal(tr_a.regret, tr_b.regret) and led_a.by_kind() == led_b.by_kind()
+    assert len(seen) == T and all(0 < x <= 1 for x in seen)
+    P = np.asarray(phis)  # (T, N, p)
+    for i in range(N):
+        V = b.lam * np.eye(b.p) + P[:, i].T @ P[:, i]
+        np.testing.assert_allclose(b.Vloc_inv[i], np.linalg.inv(V), rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="local_stats"):
+        a.theory_alpha(cands)
+    c, _ = _policy(N, T, cls=FNUCBOnlyB, D=0.0)
+    c.select(0, np.arange(N), _env().round(0, N, np.random.default_rng(0))[1])
+    assert c.ucb_a_terms is None  # α = 1: UCB_a not computed
+
+
 def test_validation_errors():
     with pytest.raises(ValueError, match="nn_mode"):
         _policy(2, 5, nn_mode="central")

@@ -1,5 +1,5 @@
 """FN-UCB theory checks E2, E8, E12, E14 (bandits/experiments/fn_ucb_theory/): parameters and tasks,
-the theory-α probe against a direct computation, the coverage fraction, the dual-form linear
+the theory-α observer against a direct computation, the coverage fraction, the dual-form linear
 predictors against the primal ones, the E14 cell, and the claims on hand-made tables."""
 import math
 
@@ -9,7 +9,7 @@ import pytest
 
 from bandits.experiments import fn_ucb_theory as th
 from bandits.experiments.common import ParameterError
-from bandits.experiments.fn_ucb_theory import claims as th_claims, runs as th_runs, setting as th_setting
+from bandits.experiments.fn_ucb_theory import claims as th_claims, setting as th_setting
 
 
 # ------------------------------------------------------------------------------ parameters and tasks
@@ -40,7 +40,7 @@ def test_new_parameters_and_tasks():
 
 
 # ------------------------------------------------------------------------------ E8: theory α
-def test_theory_alpha_probe_matches_a_direct_computation():
+def test_theory_alpha_observer_matches_a_direct_computation():
     from bandits.algorithms import get_algorithm
     from bandits.comm import CommLedger
     from bandits.envs import make_env
@@ -50,20 +50,22 @@ def test_theory_alpha_probe_matches_a_direct_computation():
     env = make_env(th.ENV, 0)
     rng = np.random.default_rng(np.random.SeedSequence(3))
     cands = env.sampler(rng, 30)
-    cls = th_runs._alpha_probe(get_algorithm("FN-UCB"))
-    pol = cls(1, T, env.dim, np.random.SeedSequence(4), CommLedger(1, T), width=4, lam=lam, alpha_mode="theory",
-              alpha_candidates=cands, alpha_recent=R, t_log=[1, 7, T], device="cpu")
-    run_regret(pol, env, T, 1, np.random.default_rng(5), np.random.default_rng(6))
-    assert sorted(pol.probe_alpha) == [1, 7, T]
+    pol = get_algorithm("FN-UCB")(1, T, env.dim, np.random.SeedSequence(4), CommLedger(1, T), width=4, lam=lam,
+                                  alpha_mode="zero", local_stats=True, alpha_recent=R, device="cpu")
+    rec = th.AlphaRecorder(cands, t_log=[1, 7, T])
+    queried = []
+    run_regret(pol, env, T, 1, np.random.default_rng(5), np.random.default_rng(6),
+               observers=(rec, lambda t, agents, arms, choices, *rest: queried.append(arms.for_agent(0)[choices[0]])))
+    assert sorted(rec.alpha) == [1, 7, T]
     assert np.all(pol.alpha_trace == 0.0) and pol.info()["n_train_calls"] == 0  # UCB_a only, no training
-    X = pol._X_buf[0, :T].numpy()  # the queried contexts, in order
+    X = np.asarray(queried)  # the queried contexts, in order
     for t in (1, 7, T):
         Phi = pol.mlp.features_numpy(pol.theta0, X[:t], "raw")
         V = lam * np.eye(pol.p) + Phi.T @ Phi  # V^local_t: λI + the t points
         C = pol.mlp.features_numpy(pol.theta0, np.vstack([cands, X[max(0, t - R):t]]), "raw")
         sig = np.sqrt(lam * np.einsum("kp,kp->k", C @ np.linalg.inv(V), C))
-        assert math.isclose(pol.probe_alpha[t], sig.min() / sig.max(), rel_tol=1e-8)
-    assert pol.probe_alpha[1] < pol.probe_alpha[T]
+        assert math.isclose(rec.alpha[t], sig.min() / sig.max(), rel_tol=1e-8)
+    assert rec.alpha[1] < rec.alpha[T]
 
 
 def test_spearman_rows():
@@ -105,13 +107,13 @@ def test_coverage_cell_records_ucb_a_of_the_run():
     env = make_env(cfg["env"], 0)
     env_ss, alg_ss = th.run_seeds(0, 0)
     s_env, s_noise = env_ss.spawn(2)
-    pol = th_runs._coverage_probe(get_algorithm(cfg["algorithm"]))(2, T, env.dim, alg_ss, CommLedger(2, T), **cfg["params"])
-    ctx = th.ContextRecorder()
-    run_regret(pol, env, T, 2, np.random.default_rng(s_env), np.random.default_rng(s_noise), observers=(ctx,))
+    pol = get_algorithm(cfg["algorithm"])(2, T, env.dim, alg_ss, CommLedger(2, T), **cfg["params"])
+    ctx, rec = th.ContextRecorder(), th.UCBaRecorder()
+    run_regret(pol, env, T, 2, np.random.default_rng(s_env), np.random.default_rng(s_noise), observers=(ctx, rec))
     X = np.asarray(ctx.contexts)
     assert X.shape == (T, 2, 4, 10)
     h = env.f(X.reshape(-1, 10)).reshape(T, 2, 4)
-    mean, q = np.asarray(pol.probe_mean), np.asarray(pol.probe_q)
+    mean, q = np.asarray(rec.mean), np.asarray(rec.q)
     for t in range(T):
         assert arr["cover"][t] == th.coverage_fraction(h[t], mean[t], q[t], nu, 1.0)
         assert arr["cover_abs"][t] == th.coverage_fraction(h[t], mean[t], q[t], nu, 1.0, two_sided=True)

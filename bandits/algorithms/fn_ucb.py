@@ -66,6 +66,10 @@ Options (a choice of this package; defaults in brackets)
   to which each agent adds its last ``alpha_recent`` (200) queried contexts (a choice of this package: Sec. 3.3 takes the min and max over the whole domain).
   Without the queried contexts the candidate minimum stays large and α does not increase (an
   observation of a prototype of this package).
+* ``local_stats`` [False]: keep each agent's ``(V^local_{t,i})⁻¹`` and its last ``alpha_recent`` queried
+  contexts even when the configured α never reads them (``alpha_mode="zero"``), so that
+  :meth:`FNUCB.theory_alpha` can be evaluated by an observer of the loop (the theory notebook's E8); it
+  changes no choice and sends nothing. With ``alpha_mode="zero"`` and without it, neither is kept.
 * ``variant`` ["less_comm"] (all experiments except Fig. 3) or ``"full"``.
 * ``diag`` [False]: Sec. 3.4's diagonal approximation (only the diagonals of W_new,i, W_sync,
   V^local; inverses elementwise). ``diag_rescale_mean`` [True]: footnote 4, UCB_a's mean term
@@ -144,6 +148,13 @@ the full one). FN-UCB's figures count communication **rounds** (``info()["n_roun
 
 Regret and time: ``t`` is the loop's 0-based step; the paper's ``t`` is ``t + 1`` and its
 ``t_last = 0`` is our ``t_last = −1``.
+
+What an observer can read (:class:`bandits.sim.Observer`, called after every ``update``; the theory
+checks' recorders use only these): ``round_times`` (the steps that ended in a round), ``dsync``
+(``diag(λI + W_sync)``), ``Vsync_inv`` (full mode), ``lam``, ``p``, ``ucb_a_terms`` (UCB_a's mean
+``⟨φ(x), θ_{t,i}⟩`` and ``φ(x)ᵀV_{t,i}⁻¹φ(x)`` for every agent and context, as the last ``select``
+computed them from the state *before* its update; None when α = 1 skipped UCB_a), and
+:meth:`FNUCB.theory_alpha` (Sec. 3.3's α from the current state, for any candidate set).
 """
 from __future__ import annotations
 
@@ -248,7 +259,7 @@ class FNUCB(Policy):
                  alpha_recent=200, nn_mode="own_prev", aggregate=True, train_steps=30, lr=0.01,
                  budget_steps=None,
                  objective="official", stop_train_after=2000, official_train_subset=False,
-                 mirror=None, nn_dtype="float64", device="auto", tie_break="random"):
+                 mirror=None, nn_dtype="float64", device="auto", tie_break="random", local_stats=False):
         super().__init__(n_agents, horizon, dim, seed, ledger)
         _choice("nn_mode", nn_mode, NN_MODES)
         _choice("alpha_mode", alpha_mode, ALPHA_MODES)
@@ -289,6 +300,7 @@ class FNUCB(Policy):
         self.stop_train_after, self.official_train_subset = int(stop_train_after), bool(official_train_subset)
         self.features_kind, self.tie_break = features, tie_break
         self.uses_nn = alpha_mode != "zero"
+        self.local_stats = bool(local_stats)
         self.mirror = (init == "ntk") if mirror is None else bool(mirror)
         if self.mirror and features != "ntk":
             raise ValueError("mirror=True applies to the network's inputs (features='ntk')")
@@ -350,8 +362,9 @@ class FNUCB(Policy):
             self.Vinv = np.zeros((N, p, p))  # private V_{t,i}⁻¹ (valid where not fresh)
             self.fresh = np.ones(N, dtype=bool)  # V_{t,i} = λI + W_sync (no unsynchronised data)
             self.pending: list[list[np.ndarray]] = [[] for _ in range(N)]
-            if self.uses_nn:
+            if self.uses_nn or self.local_stats:
                 self.Vloc_inv = np.broadcast_to(np.eye(p) / self.lam, (N, p, p)).copy()
+            if self.uses_nn:
                 if variant == "less_comm":
                     self.Vnn_run = np.eye(p) / self.lam  # running (1/N) Σ_i (V^local_{t,i})⁻¹
                     self.Vnn = self.Vnn_run  # snapshot at the last round (copy-on-write)
@@ -361,13 +374,14 @@ class FNUCB(Policy):
         self.n_train = 0
         self.t_last = -1
         self.alpha_theory = 0.0
-        self.recent = [[] for _ in range(N)] if alpha_mode.startswith("theory") else None
+        self.recent = [[] for _ in range(N)] if alpha_mode.startswith("theory") or self.local_stats else None
         self.round_times: list[int] = []
         self.train_log: list[tuple[int, list[int]]] = []  # (t, agents in training order)
         self.alpha_trace = np.zeros(T)
         self.alpha_rounds: list[float] = []
         self._phi = None
         self._t_sel = None
+        self.ucb_a_terms = None  # (mean, q) of UCB_a at the last select, for observers (module docstring)
 
     # ------------------------------------------------------------------------------ helpers
     def alpha_at(self, t: int) -> float:
@@ -458,8 +472,10 @@ class FNUCB(Policy):
         self.alpha_trace[t] = alpha
         sl = math.sqrt(self.lam)
         scores = np.zeros((N, K))
+        self.ucb_a_terms = None
         if alpha < 1.0:
             mean, q = self._mean_quad_a(Phi)
+            self.ucb_a_terms = (mean, q)
             if self.diag and self.diag_rescale_mean:
                 lo, hi = mean.min(axis=1, keepdims=True), mean.max(axis=1, keepdims=True)
                 span = hi - lo
@@ -507,7 +523,7 @@ class FNUCB(Policy):
         running matrices themselves, and they are copied only when the running matrices change
         before the next round (never with D = 0, where every iteration is a round)."""
         N = self.N
-        if not round_now:
+        if not round_now and self.uses_nn:
             if self.variant == "less_comm" and self.Vnn is self.Vnn_run:
                 self.Vnn = self.Vnn_run.copy()
             if self.variant == "full" and self.Vloc_snap is self.Vloc_inv:
@@ -516,7 +532,7 @@ class FNUCB(Policy):
         c = 1.0 + np.einsum("np,np->n", phis, U)
         for i in range(N):
             _ger_inplace(self.Vloc_inv[i], -1.0 / c[i], U[i])
-        if self.variant == "less_comm":  # −(1/N) Σ_i u_i u_iᵀ / c_i
+        if self.variant == "less_comm" and self.uses_nn:  # −(1/N) Σ_i u_i u_iᵀ / c_i
             _gemm_inplace(self.Vnn_run, -1.0, U.T, U / (N * c)[:, None])
 
     def update(self, t, agents, arms, choices, rewards):
@@ -547,7 +563,7 @@ class FNUCB(Policy):
         else:
             for i in range(N):
                 self.pending[i].append(phis[i])
-            if self.uses_nn:
+            if self.uses_nn or self.local_stats:
                 self._local_updates(phis, round_now)
         if round_now:
             self._round(t, xs, ys)
@@ -596,10 +612,20 @@ class FNUCB(Policy):
             self.theta_sync = nn.average_params(self.params)
         self.train_log.append((int(t), list(range(self.N))))
 
-    def _theory_alpha(self) -> float:
+    def theory_alpha(self, candidates=None) -> float:
+        r"""Sec. 3.3's α from the current state (Algo. 1 line 15, App. C.4.4): ``min_i σ_min/σ_max`` with
+        ``σ(x) = √λ ‖φ(x)‖_{(V^local_{t,i})⁻¹}``, min and max over ``candidates`` ((M, d) contexts;
+        default ``alpha_candidates``) plus the agent's last ``alpha_recent`` queried contexts. Reads the
+        state, changes nothing: the rounds of the theory α modes call it, and an observer may (with
+        ``local_stats=True`` under ``alpha_mode="zero"``, where the statistics are otherwise not kept)."""
+        cand = self.alpha_candidates if candidates is None else candidates
+        if cand is None or (not self.diag and not hasattr(self, "Vloc_inv")) or self.recent is None:
+            raise ValueError("theory_alpha needs candidates and the local statistics: a theory alpha_mode, "
+                             "or local_stats=True")
+        cand = np.asarray(cand, dtype=float)
         out = []
         for i in range(self.N):
-            C = np.vstack([self._inputs(self.alpha_candidates)] + ([np.asarray(self.recent[i])] if self.recent[i] else []))
+            C = np.vstack([self._inputs(cand)] + ([np.asarray(self.recent[i])] if self.recent[i] else []))
             Phi = self._features(C)
             M = self.vloc[i] ** -1 if self.diag else self.Vloc_inv[i]
             s = np.sqrt(self.lam * self._quad(Phi, M))
@@ -615,7 +641,7 @@ class FNUCB(Policy):
             trained = True
         theory = self.alpha_mode.startswith("theory")
         if theory:
-            self.alpha_theory = self._theory_alpha()
+            self.alpha_theory = self.theory_alpha()
             self.alpha_rounds.append(self.alpha_theory)
         send_theta = trained and self.aggregate
         # uploads

@@ -20,8 +20,9 @@ Runs: :func:`run_theory_cell` is the package's one run recipe, :func:`bandits.ru
 (same seeds, same loop, common random numbers as :func:`bandits.runner.run_cell`), watched by an
 observer (:class:`~.runs.PotentialRecorder`) that records, after every communication round, the potential
 ``Σ_j log(V_sync,jj/λ)``; its ``collect`` adds, at the end, the exact ``log det(V_sync/λ)`` from the
-maintained inverse. E8 and E12 add a probe subclass each (their docstrings say why the loop cannot see
-what they record). It goes through :func:`bandits.runner.sweep` with ``fn=run_theory_cell`` (cache,
+maintained inverse. E8 and E12 add observers of their own (:class:`~.runs.AlphaRecorder`;
+:class:`~.runs.ContextRecorder` and :class:`~.runs.UCBaRecorder`), which read what FN-UCB offers observers
+(public attributes and :meth:`~bandits.algorithms.FNUCB.theory_alpha`; no subclass). It goes through :func:`bandits.runner.sweep` with ``fn=run_theory_cell`` (cache,
 backends).
 
 Checks (thresholds fixed here before any run; a FAIL is reported as such)
@@ -61,7 +62,8 @@ Checks (thresholds fixed here before any run; a FAIL is reported as such)
   C.7; ≤ 1 for Theorem 1's full variant), on its 95 % bootstrap interval over runs.
 * **E8 — α interpretation** (Sec. 3.3): N = 1, selection by UCB_a only (α ≡ 0 in line 7; the NN
   is never trained since neither UCB_a nor α uses it), the module's network (m = 20, official init,
-  raw features, λ = 0.1); the package's theory α (``FNUCB(alpha_mode="theory")._theory_alpha``:
+  raw features, λ = 0.1); the package's theory α (:meth:`bandits.algorithms.FNUCB.theory_alpha`, read by an
+  observer, :class:`~.runs.AlphaRecorder`, of a policy with ``alpha_mode="zero"`` and ``local_stats=True``:
   ``α = σ_min/σ_max`` with ``σ(x) = √λ ‖φ(x)‖_{(V^local_t)⁻¹}`` over ``M_E8`` = 1000 candidates drawn
   from the environment's context sampler — a stream of its own, spawned from the run's seed —
   plus the last ``recent_E8`` = 200 queried contexts) is evaluated after the rounds at t ∈ ``t_E8``
@@ -114,22 +116,23 @@ E14 ≈ 8 s per run index (m = 512: 4.8 s), E8 ≈ 2 s per run: ≈ 14 CPU-minut
 on 2 free cores.
 
 Layout (issue 22, split by concern as :mod:`bandits.experiments.async_theory`): :mod:`.setting`
-(parameters, configurations, the runs each check needs), :mod:`.runs` (the run cells, observers and probes,
-:func:`run_theory`), :mod:`.maths` (the checks' pure functions), :mod:`.claims` (:func:`theory_claims`),
-:mod:`.plots`. Every public name is importable from this package.
+(parameters, configurations, the runs each check needs), :mod:`.runs` (the run cells and observers,
+:func:`run_theory`), :mod:`.maths` (the checks' pure functions), :mod:`.claims` (:func:`~.claims.theory_claims`),
+:mod:`.plots` (:func:`~.plots.plot_rounds`, :func:`~.plots.plot_regret`, :func:`~.plots.plot_more`). The public
+names of the setting, the runs and the maths are importable from this package; the claims and the plots are
+not re-exported: they are left out of the run cache's code fingerprint (:func:`bandits.runner.in_runs`), which a
+module it covers (this ``__init__`` included) must not import, so the notebook imports
+:mod:`bandits.experiments.fn_ucb_theory.claims` and :mod:`bandits.experiments.fn_ucb_theory.plots` directly.
 """
 from __future__ import annotations
 
-from .claims import Q, _more_claims, theory_claims
 from .maths import coverage_fraction, dual_gd, dual_ridge, linearisation_step, ntk_gram, round_bound, spearman_rows
-from .plots import plot_more, plot_regret, plot_rounds
-from .runs import (ContextRecorder, PotentialRecorder, TheoryResults, _alpha_probe, _coverage_probe,
-                   run_linearisation, run_seeds, run_theory, run_theory_cell)
+from .runs import (AlphaRecorder, ContextRecorder, PotentialRecorder, TheoryResults, UCBaRecorder, run_linearisation,
+                   run_seeds, run_theory, run_theory_cell)
 from .setting import (C_N, ENV, ENV_OFFICIAL, NOT_DONE, OFFICIAL_CHECKS, SYNTH, _config, _e8_config, _e12_config,
                       _e14_config, theory_params, theory_tasks, validate_theory)
 
 __all__ = ["theory_params", "validate_theory", "theory_tasks", "run_theory_cell", "run_theory", "TheoryResults",
-           "theory_claims", "round_bound", "plot_rounds", "plot_regret", "plot_more", "C_N", "NOT_DONE",
-           "coverage_fraction", "spearman_rows", "ntk_gram", "dual_ridge", "dual_gd", "linearisation_step",
-           "run_linearisation", "PotentialRecorder", "ContextRecorder", "ENV", "ENV_OFFICIAL", "OFFICIAL_CHECKS",
-           "SYNTH", "Q"]
+           "round_bound", "C_N", "NOT_DONE", "coverage_fraction", "spearman_rows", "ntk_gram", "dual_ridge",
+           "dual_gd", "linearisation_step", "run_linearisation", "PotentialRecorder", "ContextRecorder",
+           "UCBaRecorder", "AlphaRecorder", "ENV", "ENV_OFFICIAL", "OFFICIAL_CHECKS", "SYNTH"]

@@ -1,6 +1,7 @@
 """FN-UCB theory checks: the runs. Every regret cell is :func:`bandits.runner.run_regret_cell` with
-observers (:class:`PotentialRecorder`, :class:`ContextRecorder`) and, where the loop cannot see the
-recorded value, a probe subclass whose docstring says why; E14 is its own cell
+observers of the loop (:class:`PotentialRecorder`; E8's :class:`AlphaRecorder`; E12's :class:`ContextRecorder`
+and :class:`UCBaRecorder`), which read only what FN-UCB offers observers (its module docstring: public
+attributes and :meth:`~bandits.algorithms.FNUCB.theory_alpha`); no subclass of the policy; E14 is its own cell
 (:func:`run_linearisation`); :func:`run_theory` sweeps them and builds the tidy tables."""
 from __future__ import annotations
 
@@ -39,67 +40,41 @@ class ContextRecorder(Observer):
         self.contexts.append(np.stack([np.asarray(arms.for_agent(k), dtype=float) for k in range(policy.N)]))
 
 
-def _alpha_probe(cls):
-    r"""E8: ``cls`` (FN-UCB with ``alpha_mode="theory"``) selecting with UCB_a only (α ≡ 0 in line 7)
-    while the package's own theory α (:meth:`FNUCB._theory_alpha`, Sec. 3.3)
+class UCBaRecorder(Observer):
+    """E12: records, at every step, UCB_a's mean ``⟨φ(x), θ_{t,i}⟩`` and ``φ(x)ᵀ V_{t,i}⁻¹ φ(x)`` of every
+    (agent, context) as the policy computed them for its choice, from the state before the step's update
+    (FN-UCB's public ``ucb_a_terms``, set by ``select``; the contexts are recorded by a
+    :class:`ContextRecorder`)."""
+
+    def __init__(self):
+        self.mean: list[np.ndarray] = []
+        self.q: list[np.ndarray] = []
+
+    def on_step(self, t, agents, arms, choices, rewards, means, policy):
+        mean, q = policy.ucb_a_terms
+        self.mean.append(mean.copy())
+        self.q.append(q.copy())
+
+
+class AlphaRecorder(Observer):
+    r"""E8: the package's theory α (Sec. 3.3, :meth:`bandits.algorithms.FNUCB.theory_alpha`)
 
     .. math::  \alpha_{t,i} = \frac{\min_x \sigma^{local}_{t,i}(x)}{\max_x \sigma^{local}_{t,i}(x)},\qquad
                \sigma^{local}_{t,i}(x) = \sqrt\lambda\, \|\phi(x)\|_{(V^{local}_{t,i})^{-1}},
 
-    min and max over the candidates plus the agent's last ``alpha_recent`` queried contexts, is
-    evaluated in the rounds after the logged iterations ``t_log`` (the paper's 1-based t, i.e. with
-    ``V^local`` holding t points). The NN is never trained (it does not enter α or UCB_a).
+    min and max over ``candidates`` plus the agent's last ``alpha_recent`` queried contexts, evaluated
+    after the rounds at the logged iterations ``t_log`` (the paper's 1-based t, i.e. with ``V^local``
+    holding t points), on a policy that selects with UCB_a only (``alpha_mode="zero"``: α ≡ 0 in line 7,
+    the NN never trained) and keeps the statistics α needs (``local_stats=True``)."""
 
-    Why a subclass and not an observer: it changes the policy (α ≡ 0 in selection, no training: a variant,
-    not a recording), and the theory α is computed inside ``_round`` from the state of that moment and
-    the round's step (``_t_sel``) and is kept only when not zeroed, which the loop never sees."""
+    def __init__(self, candidates, t_log=()):
+        self.candidates = np.asarray(candidates, dtype=float)
+        self.steps = {int(t) - 1 for t in t_log}  # paper's t -> the loop's 0-based step
+        self.alpha: dict[int, float] = {}
 
-    class AlphaProbe(cls):
-        def __init__(self, *args, t_log=(), **kw):
-            super().__init__(*args, **kw)
-            self.probe_steps = {int(t) - 1 for t in t_log}  # paper's t -> the loop's 0-based step
-            self.probe_alpha: dict[int, float] = {}
-
-        def alpha_at(self, t):
-            return 0.0
-
-        def _should_train(self, t):
-            return False
-
-        def _theory_alpha(self):
-            t = self._t_sel
-            if t not in self.probe_steps:
-                return 0.0
-            a = super()._theory_alpha()
-            self.probe_alpha[int(t) + 1] = a
-            return a
-
-    AlphaProbe.__name__ = f"AlphaProbe{cls.__name__}"
-    return AlphaProbe
-
-
-def _coverage_probe(cls):
-    """E12: ``cls`` recording, at every step, UCB_a's mean ``⟨φ(x), θ_{t,i}⟩`` and ``φ(x)ᵀ V_{t,i}⁻¹ φ(x)``
-    of every (agent, context), as the policy computes them for its choice (the contexts are recorded by
-    a :class:`ContextRecorder`).
-
-    Why a subclass and not an observer: both are computed inside ``select`` from the state *before* the
-    step's ``update``; an observer is called after the update and sees only the updated state (and the
-    policy keeps neither value), so the recording must sit where the policy computes them."""
-
-    class CoverageProbe(cls):
-        def __init__(self, *args, **kw):
-            super().__init__(*args, **kw)
-            self.probe_mean, self.probe_q = [], []
-
-        def _mean_quad_a(self, Phi):
-            mean, q = super()._mean_quad_a(Phi)
-            self.probe_mean.append(mean.copy())
-            self.probe_q.append(q.copy())
-            return mean, q
-
-    CoverageProbe.__name__ = f"CoverageProbe{cls.__name__}"
-    return CoverageProbe
+    def on_step(self, t, agents, arms, choices, rewards, means, policy):
+        if t in self.steps and policy.round_times and policy.round_times[-1] == t:
+            self.alpha[int(t) + 1] = policy.theory_alpha(self.candidates)
 
 
 def run_theory_cell(config: dict, seed: int, rep: int) -> dict:
@@ -109,36 +84,31 @@ def run_theory_cell(config: dict, seed: int, rep: int) -> dict:
     (``arrays["potential"]``, aligned with ``info["round_times"]``) and, in ``meta["final"]``, the
     diagonal and exact ``log det(V_sync/λ)`` after the last round (the exact one only for p ≤ 2000: a p³
     factorisation); the recipe's communication arrays and meta are not kept (the checks count rounds
-    from ``info``). With ``config["probe"]``: ``"theory_alpha"`` (E8, :func:`_alpha_probe`) adds
-    ``arrays["alpha_t"]``, ``arrays["alpha"]``; ``"ucb_a_coverage"`` (E12, :func:`_coverage_probe` and a
+    from ``info``). With ``config["probe"]``: ``"theory_alpha"`` (E8, an :class:`AlphaRecorder` on
+    ``n_candidates`` contexts drawn from the environment's sampler with a stream of their own) adds
+    ``arrays["alpha_t"]``, ``arrays["alpha"]``; ``"ucb_a_coverage"`` (E12, a :class:`UCBaRecorder` and a
     :class:`ContextRecorder`) adds the per-step coverage ``arrays["cover"]`` (h ≤ UCB_a) and
     ``arrays["cover_abs"]`` (|h − mean| ≤ width) at the run's own ν. ``config["loop"] ==
     "fn_linearisation"`` is E14 (:func:`run_linearisation`)."""
     if config.get("loop") == "fn_linearisation":
         return run_linearisation(config, seed, rep)
-    from ...algorithms import get_algorithm
-
     probe = config.get("probe", {}).get("kind")
-    cls = get_algorithm(config["algorithm"])
-    recorder, observers = PotentialRecorder(), []
+    recorder, make = PotentialRecorder(), None
+    observers = [recorder]
     if probe == "theory_alpha":
-        cls = _alpha_probe(cls)
+        from ...envs import make_env
+
+        env = make_env(config["env"], config.get("env_seed", 0))
+        make = lambda spec, env_seed: env  # noqa: E731  (the environment the candidates were drawn from)
         ss_cand = run_seeds(seed, rep)[0].spawn(3)[2]  # the environment stream's third child (the recipe uses two)
-        n_cand, t_log = int(config["probe"]["n_candidates"]), list(config["probe"]["t_log"])
-
-        class _Cell(cls):
-            @classmethod
-            def env_params(klass, env, params):
-                return {**params, "alpha_candidates": env.sampler(np.random.default_rng(ss_cand), n_cand),
-                        "t_log": t_log}
-
-        cls = _Cell
+        cands = env.sampler(np.random.default_rng(ss_cand), int(config["probe"]["n_candidates"]))
+        alpha_rec = AlphaRecorder(cands, config["probe"]["t_log"])
+        observers.append(alpha_rec)
     elif probe == "ucb_a_coverage":
-        cls = _coverage_probe(cls)
-        observers.append(ContextRecorder())
+        contexts, ucb_a = ContextRecorder(), UCBaRecorder()
+        observers += [contexts, ucb_a]
     elif probe is not None:
         raise ValueError(f"config 'probe' kind must be 'theory_alpha' or 'ucb_a_coverage', got {probe!r}")
-    observers.insert(0, recorder)
 
     def collect(ctx):
         policy, env = ctx.policy, ctx.env
@@ -151,20 +121,20 @@ def run_theory_cell(config: dict, seed: int, rep: int) -> dict:
         info.pop("alpha_rounds", None)  # one per round; E8 keeps its logged values below
         arrays = {"potential": np.asarray(recorder.potential, dtype=float)}
         if probe == "theory_alpha":
-            ts = sorted(policy.probe_alpha)
+            ts = sorted(alpha_rec.alpha)
             arrays["alpha_t"] = np.asarray(ts, dtype=float)
-            arrays["alpha"] = np.asarray([policy.probe_alpha[t] for t in ts], dtype=float)
+            arrays["alpha"] = np.asarray([alpha_rec.alpha[t] for t in ts], dtype=float)
         elif probe == "ucb_a_coverage":
-            X = np.asarray(ctx.observers[1].contexts)  # (T, N, K, d) raw contexts
+            X = np.asarray(contexts.contexts)  # (T, N, K, d) raw contexts
             h = np.asarray(env.f(X.reshape(-1, X.shape[-1]))).reshape(X.shape[:3])
-            mean, q = np.asarray(policy.probe_mean), np.asarray(policy.probe_q)
+            mean, q = np.asarray(ucb_a.mean), np.asarray(ucb_a.q)
             w = policy.nu_a * math.sqrt(policy.lam) * np.sqrt(q)
             arrays["cover"] = np.mean(h <= mean + w, axis=(1, 2))
             arrays["cover_abs"] = np.mean(np.abs(h - mean) <= w, axis=(1, 2))
             arrays["width"] = np.mean(w, axis=(1, 2))
         return arrays, {"info": info, "final": final}
 
-    res = run_regret_cell(config, seed, rep, policy_class=cls, observers=observers, collect=collect)
+    res = run_regret_cell(config, seed, rep, make_env=make, observers=observers, collect=collect)
     for k in ("comm_up", "comm_down", "n_active"):  # not used by the checks: kept out of the cache
         res["arrays"].pop(k)
     for k in ("fstar", "comm_by_kind", "comm_rounds"):

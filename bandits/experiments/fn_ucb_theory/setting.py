@@ -116,9 +116,11 @@ def _config(p, algorithm, N, T, D=0.0, params=None, probe=None, official=False):
 
 
 def _e8_config(p):
-    """E8: N = 1, UCB_a-only selection, the package's theory α (``alpha_mode="theory"``) logged."""
+    """E8: N = 1, UCB_a-only selection (``alpha_mode="zero"``) keeping the statistics of the package's theory α
+    (``local_stats=True``), which an observer evaluates (:class:`~.runs.AlphaRecorder`)."""
     t_log = sorted(int(t) for t in p["t_E8"] if t <= p["T_E8"])
-    return _config(p, "FN-UCB", 1, p["T_E8"], params={"alpha_mode": "theory", "alpha_recent": p["recent_E8"]},
+    return _config(p, "FN-UCB", 1, p["T_E8"], params={"alpha_mode": "zero", "local_stats": True,
+                                                       "alpha_recent": p["recent_E8"]},
                    probe={"kind": "theory_alpha", "t_log": t_log, "n_candidates": p["M_E8"]})
 
 
