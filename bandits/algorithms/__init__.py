@@ -1,6 +1,20 @@
 """Algorithms (layer 6): one module per family; shared single-agent cores live once.
 
-``ALGORITHMS`` maps the names used in experiment configs to policy classes.
+``ALGORITHMS`` maps the names used in experiment configs to policy classes (``PE_ALGORITHMS`` the
+pure-exploration ones).
+
+**One name per method.** Every registered method has one *name*, its registry key (what a run's
+configuration holds, so what the run cache is keyed on), and one display *label*, what tables and figures
+show (:data:`LABELS`; the label is the name unless listed, e.g. ``"AsyncKernelUCB"`` is shown
+``"Async-KernelUCB"``). The five papers spell some methods differently (the Async-KernelUCB paper's
+``"NKernelUCB"`` is the DUETS paper's ``"N-KernelUCB"``; the Coop-KernelUCB paper's ``"LinUCB"`` is each
+agent running LinUCB alone, ``"Ind-LinUCB"`` here): a notebook may keep its paper's spelling, listed in
+:data:`ALIASES`. A *variant* of a method (one of two readings of a sentence, another data-pooling rule) is
+displayed as the method's label or name followed by a tag of :data:`VARIANT_TAGS` or by a note in brackets
+or parentheses (``"CoKernel-IndAlloc-A"``, ``"IndPeaceFB-pooled"``, ``"CoKernelFB [reuse rounds, R within]"``,
+``"Coop-KernelUCB (oracle K_z)"``).
+:func:`label` gives a name's label; :func:`name_of` resolves any display name (name, label, paper spelling,
+variant) to exactly one registered name (a test runs it over every experiment's method tables).
 """
 from .async_kernel_ucb import AsyncKernelUCB
 from .coop_kernel_ucb import (CoopKernelUCB, DistKernelUCB, EagerKernelUCB, IndIGPUCB, IndKernelUCB, IndLinUCB,
@@ -72,6 +86,69 @@ def get_pe_algorithm(name: str):
     return getattr(importlib.import_module(f".{mod}", __name__), cls)
 
 
+#: registry name -> display label, where they differ (every other registered name is its own label): the spelling
+#: of the paper that compares the method (Async-KernelUCB's paper for its two methods; CoPE-KB's for IndAlloc)
+LABELS = {
+    "AsyncKernelUCB": "Async-KernelUCB",
+    "ApproxDisKernelUCB": "Approx-DisKernelUCB",
+    "CoKernelIndAlloc": "CoKernel-IndAlloc",
+    "CoKernelFBIndAlloc": "CoKernelFB-IndAlloc",
+}
+#: another paper's spelling of a registered method -> its registry name
+ALIASES = {
+    "NKernelUCB": "N-KernelUCB",  # the Async-KernelUCB paper's spelling (DUETS' paper: N-KernelUCB)
+    # the Coop-KernelUCB paper's legend: each agent runs the single-agent method alone
+    "LinUCB": "Ind-LinUCB",
+    "OFUL": "Ind-OFUL",
+    "KernelUCB": "Ind-KernelUCB",
+    "IGP-UCB": "Ind-IGP-UCB",
+}
+#: tags after a method's label or name that mark a variant of it (two readings A/B; Peace's pooled data)
+VARIANT_TAGS = ("-A", "-B", "-pooled")
+
+
+def registered_names() -> list[str]:
+    """Every registered name: the regret algorithms', then the pure-exploration ones'."""
+    return list(ALGORITHMS) + list(PE_ALGORITHMS)
+
+
+def label(name: str) -> str:
+    """The display label of the registered method ``name`` (its registry key)."""
+    if name not in ALGORITHMS and name not in PE_ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; allowed: {', '.join(registered_names())}")
+    return LABELS.get(name, name)
+
+
+def _exact_name(display: str) -> str | None:
+    if display in ALGORITHMS or display in PE_ALGORITHMS:
+        return display
+    for name, lab in LABELS.items():
+        if lab == display:
+            return name
+    return ALIASES.get(display)
+
+
+def name_of(display: str) -> str:
+    """The registered name of a display name: a registry name, a :data:`LABELS` label, a paper spelling of
+    :data:`ALIASES`, or a variant of one of these (followed by a :data:`VARIANT_TAGS` tag or by a note in
+    brackets or parentheses, ``" [...]"``, ``" (...)"``). Raises ``ValueError`` for a name that resolves to no registered method."""
+    name = _exact_name(display)
+    for opening, closing in ((" [", "]"), (" (", ")")) if name is None else ():
+        if display.endswith(closing) and opening in display:
+            name = _exact_name(display[:display.rindex(opening)])
+            if name is not None:
+                break
+    for tag in VARIANT_TAGS if name is None else ():
+        if display.endswith(tag):
+            name = _exact_name(display[:-len(tag)])
+            if name is not None:
+                break
+    if name is None:
+        raise ValueError(f"{display!r} names no registered algorithm (a registry name, a label of LABELS, a paper "
+                         f"spelling of ALIASES, or one of these followed by a tag of {VARIANT_TAGS}, ' [...]' or ' (...)')")
+    return name
+
+
 def get_algorithm(name: str):
     try:
         return ALGORITHMS[name]
@@ -79,5 +156,6 @@ def get_algorithm(name: str):
         raise ValueError(f"unknown algorithm {name!r}; allowed: {', '.join(ALGORITHMS)}") from None
 
 
-__all__ = ["ALGORITHMS", "get_algorithm", "PE_ALGORITHMS", "get_pe_algorithm", "DUETS", "DisKernelUCB", "ApproxDisKernelUCB",
+__all__ = ["ALGORITHMS", "get_algorithm", "PE_ALGORITHMS", "get_pe_algorithm", "LABELS", "ALIASES", "VARIANT_TAGS",
+           "label", "name_of", "registered_names", "DUETS", "DisKernelUCB", "ApproxDisKernelUCB",
            "NKernelUCB", "OneKernelUCB", "KernelUCBAgent"]
