@@ -67,9 +67,9 @@ def _same(r1: dict, r2: dict) -> None:
     assert _meta(r1["meta"]) == _meta(r2["meta"])
 
 
-#: Logged counters that depend on the process, not the run: wall time, and the number of design solves
-#: CoKernelFC/IndAlloc actually ran (a design memo shared within a worker makes a repeat a cache hit).
-_PROCESS_STATE = ("wall_time", "design_solves")
+#: Logged values that depend on the process, not the run: the wall time (the only one; an algorithm's info() is a
+#: function of its configuration and seed).
+_PROCESS_STATE = ("wall_time",)
 
 
 def _meta(m):

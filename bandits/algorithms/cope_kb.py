@@ -183,6 +183,9 @@ class _CoKernelBase(PEPolicy):
         self.F_hat: np.ndarray | None = None
         self._pending: dict | None = None
         self.log: list[dict] = []
+        # design solves this policy actually ran: a debug counter, not in info(): the design cache is module-wide
+        # (one per process), so a repeat of a run in one worker is a cache hit and the count is not a function of
+        # (config, seed)
         self.n_design_solves = 0
 
     # -- helpers: indices ------------------------------------------------------------------
@@ -350,7 +353,6 @@ class _CoKernelBase(PEPolicy):
             "comm_scalars_p2p": 2 * self.n * self.V * (self.V - 1) * rounds,
             "raw_sharing_scalars": 2 * int(sum(N)),
             "message_length": 2 * self.n,
-            "design_solves": self.n_design_solves,
         }
 
 
