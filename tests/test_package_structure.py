@@ -100,10 +100,7 @@ def test_every_notebook_has_a_registered_experiment():
 #: ``<pkg>/claims.py`` / ``<pkg>/plots.py``). Remove an entry once its module is split; an entry that no
 #: longer imports anything left out is reported (a warning) so that it is removed.
 SPLIT_PENDING = {
-    "experiments/arena.py": "helper arena",
     "experiments/async_kernelucb.py": "helper async-budget",
-    "experiments/fn_ucb.py": "helper fn-ucb-names",
-    "experiments/fn_ucb_theory/__init__.py": "helper fn-ucb-names",
 }
 
 
