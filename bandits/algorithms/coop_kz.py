@@ -75,8 +75,74 @@ def _top_eigh(W: np.ndarray, k: int | None):
     return w, U
 
 
+def _group_eigh(W: np.ndarray, k_of, w=None, U=None, groups=None):
+    """The largest eigenpairs of each matrix of the stack ``W`` (G, n, n) on its **active block** only
+    (the rows with a nonzero entry: the sources with visible data; the zero rows and columns of the padded
+    accept list decouple exactly and add only zero eigenvalues): ``k_of[g]`` pairs of matrix ``g``
+    (``None`` or ``≥`` its active size: all of them, numpy's ``eigh``; fewer: LAPACK ``dsyevr``, range
+    ``"I"``, which skips most of the back-transformation). A one-source block (an independent agent, a
+    Dist peripheral) is its own eigenpair.
+
+    Returns ``(w, U, k, n)``: ``w`` (G, K) eigenvalues largest first, zero-padded; ``U`` (G, n, K)
+    eigenvectors on the active rows, zero elsewhere; ``k`` (G,) pairs computed; ``n`` (G,) active sizes.
+    With ``w, U, groups``: recompute only ``groups`` into (a widened copy of) ``w, U``.
+
+    The same factor as :func:`_top_eigh` on the padded matrices to round-off (an eigenvector's sign may
+    differ, which changes no model): what :meth:`NetworkKernelFactor._factor` reads of the spectrum lies
+    within the pairs computed (it checks, and recomputes a group in full when not)."""
+    G, A, _ = W.shape
+    act = np.any(W != 0, axis=2)
+    n_of = act.sum(axis=1)
+    k_eff = np.array([int(n_of[g]) if k_of is None or k_of[g] is None else min(int(k_of[g]), int(n_of[g]))
+                      for g in range(G)], dtype=np.int64)
+    K = max(int(k_eff.max()) if G else 1, 1)
+    if w is None:
+        w, U = np.zeros((G, K)), np.zeros((G, A, K))
+        groups = range(G)
+    elif K > w.shape[1]:
+        w = np.concatenate([w, np.zeros((G, K - w.shape[1]))], axis=1)
+        U = np.concatenate([U, np.zeros((G, A, K - U.shape[2]))], axis=2)
+    for g in groups:
+        n, k = int(n_of[g]), int(k_eff[g])
+        w[g], U[g] = 0.0, 0.0
+        if n == 0 or k == 0:
+            continue
+        ii = np.flatnonzero(act[g])
+        if n == 1:
+            w[g, 0], U[g, ii[0], 0] = W[g, ii[0], ii[0]], 1.0
+            continue
+        sub = W[g][np.ix_(ii, ii)]
+        if k >= n:
+            wg, Z = np.linalg.eigh(sub)
+        else:
+            wg, Z, m, _, info = _dsyevr(sub, compute_v=1, range="I", il=n - k + 1, iu=n, lower=1, overwrite_a=1)
+            if info != 0 or m != k:
+                raise np.linalg.LinAlgError(f"dsyevr failed on the network kernel of model {g} (info {info}, {m} of {k} pairs)")
+            wg, Z = wg[:k], Z[:, :k]
+        w[g, :k] = wg[::-1]
+        U[g, ii, :k] = Z[:, ::-1]
+    return w, U, k_eff, n_of
+
+
 class NetworkKernelFactor:
     """The ``K̂_z`` estimate and its truncated factor (module docstring); a mixin of the engine."""
+
+    #: eigenpairs by :func:`_group_eigh` (active blocks, only the pairs the factor can use); ``False``:
+    #: :func:`_top_eigh` on the padded matrices (the reference of the tests)
+    _eig_adaptive = True
+
+    def _eig_hint(self):
+        """Eigenpairs to compute per group at this refresh: ``r_limit`` under a cap; else, once a factor
+        exists and ``r_max`` is set, ``max(r_max, ⌈1.25·r_prev⌉ + 2)`` from the group's last rank (ranks
+        fall as ``K̂_z`` settles; a group that needs more is recomputed in full by :meth:`_factor`);
+        ``None`` (all) otherwise."""
+        G = len(self.reps)
+        if self.r_limit is not None:
+            return [int(self.r_limit)] * G
+        r_prev = getattr(self, "r", None)
+        if self.r_max is None or self.L is None or r_prev is None or len(r_prev) != self.N:
+            return None
+        return [max(int(self.r_max), int(np.ceil(1.25 * x)) + 2) for x in r_prev[self.reps]]
 
     def _refresh_due(self, t: int) -> bool:
         return self.L is None or (self.kz == "mmd" and (t % self.kz_every == 0
@@ -90,16 +156,20 @@ class NetworkKernelFactor:
         act[:, 0] = tau[:, 0] <= t  # the agent's own data are used from round 1 on
         return act
 
-    def _W_lists(self, t: int) -> np.ndarray:
-        """(V, Amax, Amax) network-kernel matrices over each agent's padded accept list."""
+    def _W_lists(self, t: int, rows=None) -> np.ndarray:
+        """(V, Amax, Amax) network-kernel matrices over each agent's padded accept list (``rows``: of
+        those agents only, (len(rows), Amax, Amax))."""
         V, Amax = self.N, self.Amax
-        act = self._active(t)
+        rows = np.arange(V) if rows is None else np.asarray(rows, dtype=np.int64)
+        act = self._active(t)[rows]
+        idx = self.idx[rows]
+        n = len(rows)
         if self.kz == "ones" or self.accept == "self":
-            W = np.ones((V, Amax, Amax))
+            W = np.ones((n, Amax, Amax))
         elif self.kz == "oracle":
-            ii = np.maximum(self.idx, 0)
+            ii = np.maximum(idx, 0)
             W = self.W_oracle[ii[:, :, None], ii[:, None, :]]
-            act = self.idx >= 0
+            act = idx >= 0
         else:
             # every agent's K̂_z entries are MMDs between the mean embeddings of (source, delay) pairs:
             # compute them once over all n_levels·V such points, then gather each agent's matrix
@@ -108,11 +178,11 @@ class NetworkKernelFactor:
             for k, dl in enumerate(levels):
                 means[k] = self.stats.read("E", t - dl) / (t - dl + 1)
             Kg = kz_from_mmd(mmd_from_embeddings(means.reshape(-1, self.phi_p.D)), self.sigma_z, self.squared)
-            ii = np.maximum(self.idx, 0)
-            tau = np.take_along_axis(self.tau_acc, ii, axis=1)
+            ii = np.maximum(idx, 0)
+            tau = np.take_along_axis(self.tau_acc[rows], ii, axis=1)
             lev = np.searchsorted(np.array(levels, dtype=np.int64), tau).clip(0, max(len(levels) - 1, 0))
-            fi = lev * V + ii  # (V, Amax) row of each listed source in Kg (inactive ones masked below)
-            W = Kg[fi[:, :, None], fi[:, None, :]] if len(levels) else np.zeros((V, Amax, Amax))
+            fi = lev * V + ii  # (n, Amax) row of each listed source in Kg (inactive ones masked below)
+            W = Kg[fi[:, :, None], fi[:, None, :]] if len(levels) else np.zeros((n, Amax, Amax))
         mask = act[:, :, None] & act[:, None, :]
         return np.where(mask, W, 0.0)
 
@@ -133,17 +203,36 @@ class NetworkKernelFactor:
             return
         reps = self.reps
         gi = np.searchsorted(reps, self.rep_of)  # (V,) group index of every agent
-        W = self._W_lists(t)[reps]  # (G, Amax, Amax)
-        w, U = _top_eigh(W, self._eig_pairs)
-        wmax = np.maximum(w[:, :1], 0.0)
-        pos = w > self.rank_tol * np.where(wmax > 0, wmax, 1.0)
-        nrank = pos.sum(axis=1)
-        r = nrank.copy() if self.r_max is None else np.minimum(nrank, self.r_max)
-        # ‖L_v‖² vs rank for every agent v (its row in its group's factor) and its W_vv
-        Uv = U[gi, self.pos_in_rep, :]  # (V, Amax)
-        lv2 = np.cumsum(np.where(pos[gi], Uv**2 * np.maximum(w[gi], 0), 0.0), axis=1)
+        W = self._W_lists(t, reps)  # (G, Amax, Amax)
         Wvv = W[gi, self.pos_in_rep, self.pos_in_rep]
-        need = np.array([int(np.searchsorted(lv2[v] >= self.min_var * Wvv[v], True)) + 1 for v in range(V)])
+        k_of = self._eig_hint() if self._eig_adaptive else None
+        if self._eig_adaptive:
+            w, U, kg, ng = _group_eigh(W, k_of)
+        else:  # the reference: every pair (or the r_limit largest) of the padded matrices
+            w, U = _top_eigh(W, self._eig_pairs)
+        while True:
+            wmax = np.maximum(w[:, :1], 0.0)
+            pos = w > self.rank_tol * np.where(wmax > 0, wmax, 1.0)
+            nrank = pos.sum(axis=1)
+            # ‖L_v‖² vs rank for every agent v (its row in its group's factor) and its W_vv
+            Uv = U[gi, self.pos_in_rep, :]  # (V, K)
+            lv2 = np.cumsum(np.where(pos[gi], Uv**2 * np.maximum(w[gi], 0), 0.0), axis=1)
+            ok = lv2 >= self.min_var * Wvv[:, None]
+            need = np.where(ok.any(axis=1), ok.argmax(axis=1), ok.shape[1]) + 1
+            if k_of is None or self.r_limit is not None:
+                break
+            # a group whose spectrum was cut (k < n, the k-th pair still above rank_tol) while a member's
+            # safeguard is not met within it: its factor may need more pairs; compute all of them
+            last = pos[np.arange(len(reps)), np.maximum(kg - 1, 0)] & (kg < ng)
+            short = np.zeros(len(reps), dtype=bool)
+            np.logical_or.at(short, gi, ~ok[:, -1])
+            miss = np.flatnonzero(last & short)
+            if not len(miss):
+                break
+            k_of = [None if g in set(miss.tolist()) else k_of[g] for g in range(len(reps))]
+            w, U, kg, ng = _group_eigh(W, k_of, w, U, miss)
+            self.log["eig_full"] = self.log.get("eig_full", 0) + len(miss)
+        r = nrank.copy() if self.r_max is None else np.minimum(nrank, self.r_max)
         if self.truncation == "raise":
             need_g = np.zeros(len(reps), dtype=np.int64)
             np.maximum.at(need_g, gi, need)  # a shared model serves its most demanding member

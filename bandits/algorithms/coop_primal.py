@@ -298,8 +298,9 @@ class PrimalSolver:
         primal one this round (an update of last round's factor where there is one, else a rebuild),
         counting the scoring of the model's ``m`` agents (``K`` arms each)."""
         reps = self.reps
-        Lr = self.L[reps]  # (G, V, R)
-        active = np.any(Lr != 0, axis=2) & self.acc[reps]
+        if getattr(self, "_active_L", (None, None))[0] is not self.L:  # sources in each model's factor, per refresh
+            self._active_L = (self.L, np.any(self.L[reps] != 0, axis=2) & self.acc[reps])  # (G, V)
+        active = self._active_L[1]
         n_obs = np.where(active, np.maximum(t - self.tau_acc[reps] + 1, 0), 0).sum(axis=1)
         small = n_obs < self.r[reps] * self.D
         if self.dual_when_smaller == "auto":
