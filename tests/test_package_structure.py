@@ -192,3 +192,20 @@ def test_claims_and_plots_live_outside_the_run_cache_key():
             if in_runs(rel_of(mod)) and entry.module not in pending:
                 wrong.append(f"{name}: {kind} function {getattr(entry, kind)} in {mod} (want {entry.conventional(kind)})")
     assert not wrong, "\n".join(wrong)
+
+
+def test_experiment_entries_name_where_claims_and_plots_live():
+    """An entry finds its claims and plot functions by the convention (``<module>_claims`` / ``_plots``, a
+    package's ``.claims`` / ``.plots``) unless it names the modules; a module not split yet falls back to the run
+    module."""
+    from bandits.experiments import EXPERIMENTS, ExperimentEntry
+
+    duets, pkg = EXPERIMENTS["duets"], EXPERIMENTS["async_theory"]
+    assert (duets.conventional("claims"), duets.conventional("plot")) == ("duets_claims", "duets_plots")
+    assert (pkg.conventional("claims"), pkg.conventional("plot")) == ("async_theory.claims", "async_theory.plots")
+    assert (duets.where("params"), duets.where("run"), duets.where("claims")) == ("duets", "duets", "duets_claims")
+    named = ExperimentEntry("duets", "fig1_params", "run_fig1", "split_selection", "plot_fig1",
+                            claims_module="duets_claims", plots_module="duets_plots")
+    assert named.resolve()["claims"].__module__ == "bandits.experiments.duets_claims"
+    unsplit = ExperimentEntry("duets", "fig1_params", "run_fig1", "at_selected", None)  # not in duets_claims
+    assert unsplit.where("claims") == "duets" and unsplit.resolve()["plot"] is None
