@@ -454,3 +454,24 @@ def test_run_module_imports_neither_claims_nor_plots():
             names.update(a.name for a in node.names)
     bad = {n for n in names if n.split(".")[-1] in ("claims", "plotting", "arena_claims", "arena_plots")}
     assert not bad, bad
+
+
+def test_map_tasks_table_and_figure(tmp_path):
+    import pandas as pd
+
+    mp = ar.map_params("quick", Ns=[3], T=20, checkpoints=[10, 20],
+                       methods={"Async-KernelUCB": [1.0], "N-KernelUCB": [0.0], "OneKernelUCB": [0.0]})
+    tasks, labels = ar.map_tasks(mp, {("async", "hartmann4", "OneKernelUCB"): 2.0})
+    assert len(tasks) == 3 and all(c["protocol"] == "async" and c["N"] == 3 and c["T"] == 20 for c, _ in tasks)
+    one = next(c for (c, _), lab in zip(tasks, labels) if lab["method"] == "OneKernelUCB")
+    assert one["params"]["beta"] == 2.0
+    m = ar.run_map(mp, {}, seed=0, n_jobs=1, backend="serial", cache_dir=str(tmp_path), progress=False)
+    assert len(m) == 3 * 2 and set(m.t) == {10, 20}
+    assert (m[m.method == "N-KernelUCB"].C_t == 0).all()
+    tab = arp.map_table(m, budgets=(0.0, math.inf))
+    assert (tab[tab.budget == 0.0].method == "N-KernelUCB").all()
+    best = m[m.t == 20].groupby("method").R_t.mean().idxmin()
+    assert tab[(tab.budget == math.inf) & (tab.t == 20)].method.iloc[0] == best
+    assert arp.plot_map(m, "hartmann4").axes
+    with pytest.raises(ParameterError, match="'methods'"):
+        ar.map_params("quick", methods={"DUETS": [1.0]})

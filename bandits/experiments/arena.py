@@ -123,7 +123,7 @@ __all__ = ["PROTOCOLS", "ENVS", "SYNC_METHODS", "ASYNC_METHODS", "ALL_METHODS", 
            "make_arena_env", "unsupported", "support_table", "knob_values", "method_config", "arena_tasks",
            "arena_cell", "QueryDiversity", "run_arena", "select_explore", "ArenaResults", "pareto_mask",
            "front_table", "budget_table", "budget_winners", "failures", "summarise", "task_counts",
-           "projected_cost"]
+           "projected_cost", "map_params", "map_tasks", "run_map"]
 
 PROTOCOLS = ("sync", "async")
 ENVS = ("h1", "hartmann4", "cosine", "f1", "magic", "shuttle")
@@ -664,6 +664,80 @@ def budget_winners(res: ArenaResults, budgets=BUDGETS):
     top["budget"] = ["inf" if math.isinf(b) else f"{b:.0e}" for b in top.budget]
     return top.pivot_table(index=["protocol", "env"], columns="budget", values="winner", aggfunc="first",
                            sort=False)
+
+
+# ------------------------------------------------------------------------------ the map (issue 28)
+#: the map's methods and their communication values (asynchronous protocol)
+_MAP_METHODS_FULL = {"Async-KernelUCB": [0.1, 1.0, 10.0], "Approx-DisKernelUCB": [1.0, 10.0], "OneKernelUCB": [0.0],
+                     "N-KernelUCB": [0.0], "FedLinUCB": [0.1, 10.0], "DisLinUCB": [0.1, 10.0]}
+_MAP_METHODS_QUICK = {"Async-KernelUCB": [0.1, 10.0], "Approx-DisKernelUCB": [10.0], "OneKernelUCB": [0.0],
+                      "N-KernelUCB": [0.0], "FedLinUCB": [10.0], "DisLinUCB": [10.0]}
+#: m levels off on Hartmann-4 (d = 4) and shuttle; it grows on cosine (run to T = 3·10³ only: the exact GP
+#: of OneKernelUCB costs like T³ on fresh contexts)
+_MAP_FULL = dict(envs=["hartmann4", "shuttle", "cosine"], Ns=[10, 100, 1000], T=10000, T_env={"cosine": 3000},
+                 checkpoints=[1000, 3000, 10000], n_runs=3, methods=_MAP_METHODS_FULL, M=2000, env_seed=0)
+_MAP_QUICK = dict(envs=["hartmann4"], Ns=[5, 20], T=300, T_env={}, checkpoints=[100, 300], n_runs=1,
+                  methods=_MAP_METHODS_QUICK, M=300, env_seed=0)
+
+
+def map_params(mode: str = "quick", **overrides) -> dict:
+    """The map's parameters (which method is best within a communication budget, asynchronous protocol,
+    at every N of ``Ns`` and every t of ``checkpoints``)."""
+    p = mode_params(mode, _MAP_FULL, _MAP_QUICK, overrides, "map")
+    check_subset("envs", p["envs"], ENVS)
+    for k in ("T", "n_runs", "M"):
+        check_int(k, p[k], 1)
+    for n in p["Ns"]:
+        check_int("Ns", n, 1)
+    unknown = set(p["methods"]) - set(ASYNC_METHODS)
+    if unknown:
+        raise ParameterError(f"parameter 'methods' has methods not in the asynchronous line-up {sorted(unknown)}")
+    return p
+
+
+def map_tasks(mp: dict, explore: dict | None = None) -> tuple[list[tuple[dict, int]], list[dict]]:
+    """Every run of the map: ``(config, rep)`` for :func:`arena_cell` and a label for each. ``explore``:
+    ``(protocol, env, method) -> g`` (the arena's choice on its tuning runs; default 1)."""
+    tasks, labels = [], []
+    p = dict(mp, N_async=1, T_async=1, N_sync=1, T_sync=1, nn_width=20, coop_kz="oracle")
+    for env in mp["envs"]:
+        spec = env_spec(env, p)
+        T = int(mp["T_env"].get(env, mp["T"]))
+        for N in mp["Ns"]:
+            pN = dict(p, N_async=int(N), T_async=T)
+            for method, values in mp["methods"].items():
+                if unsupported(method, "async", env):
+                    continue
+                g = (explore or {}).get(("async", env, method), 1.0)
+                for knob in values:
+                    cfg = _task("async", env, method, N, T, spec, knob, g, pN)
+                    for rep in range(mp["n_runs"]):
+                        tasks.append((cfg, rep))
+                        labels.append({"env": env, "N": int(N), "T": T, "method": method, "knob": KNOBS[method],
+                                       "value": float(knob), "explore": float(g), "rep": rep})
+    return tasks, labels
+
+
+def run_map(mp: dict, explore: dict | None = None, seed: int = 0, n_jobs: int = 1, backend: str = "loky",
+            cache_dir=None, progress: bool = True, scheduler: str | None = None):
+    """The map's runs; returns one row per (run, checkpoint t ≤ T): R(t), C(t) (scalars), wall time."""
+    import pandas as pd
+
+    from ..runner import sweep
+
+    tasks, labels = map_tasks(mp, explore)
+    results, _ = sweep(tasks, seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir, progress=progress,
+                       desc="arena map", fn=arena_cell, scheduler=scheduler)
+    rows = []
+    for lab, res in zip(labels, results):
+        a, meta = res["arrays"], res["meta"]
+        R = np.cumsum(np.asarray(a["regret"], dtype=float))
+        C = np.cumsum(np.asarray(a["comm_up"], dtype=float) + np.asarray(a["comm_down"], dtype=float))
+        for t in mp["checkpoints"]:
+            if t <= lab["T"]:
+                rows.append({**lab, "t": int(t), "R_t": float(R[t - 1]), "C_t": float(C[t - 1]),
+                             "failed": meta.get("failed"), "wall_time": meta.get("wall_time")})
+    return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------------------------------ cost

@@ -11,7 +11,7 @@ import numpy as np
 from .arena import ALL_METHODS, ENV_TITLES, UNITS, ArenaResults
 from .common import check_choice
 
-__all__ = ["zero_floor", "plot_pareto"]
+__all__ = ["zero_floor", "plot_pareto", "MAP_BUDGETS", "map_table", "plot_map"]
 
 _XLABEL = {"scalars": "total communication C (scalars, up + down)",
            "messages": "messages (a broadcast once per receiver)",
@@ -83,4 +83,68 @@ def plot_pareto(res: ArenaResults, protocol: str, unit: str = "scalars"):
     fig.suptitle(f"Arena, {name}: N = {N}, T = {T}, {res.params['n_runs']} runs; cost in {unit}; front dashed, "
                  "circled")
     fig.tight_layout(rect=(0, 0.06, 1, 0.96))
+    return fig
+
+
+# ------------------------------------------------------------------------------ the map (issue 28)
+#: the map's budgets (scalars, both directions, up to t); inf = no budget
+MAP_BUDGETS = (0.0, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, math.inf)
+
+
+def map_table(map_runs, budgets=MAP_BUDGETS):
+    """Per (env, N, t, budget B): the point (method, communication value) with the lowest mean R(t) among
+    those whose mean C(t) ≤ B (failed runs left out of the means and counted in ``n_failed``)."""
+    import pandas as pd
+
+    r = map_runs
+    ok = r[r.failed.isna()] if "failed" in r else r
+    g = ok.groupby(["env", "N", "t", "method", "value"], sort=False).agg(R=("R_t", "mean"), C=("C_t", "mean"),
+                                                                       n=("R_t", "size")).reset_index()
+    rows = []
+    for (env, N, t), grp in g.groupby(["env", "N", "t"], sort=False):
+        for B in budgets:
+            cand = grp[grp.C <= B]
+            if cand.empty:
+                rows.append({"env": env, "N": N, "t": t, "budget": B, "method": None, "value": np.nan,
+                             "R": np.nan, "C": np.nan})
+                continue
+            best = cand.sort_values(["R", "C"]).iloc[0]
+            rows.append({"env": env, "N": N, "t": t, "budget": B, "method": best.method, "value": best.value,
+                         "R": best.R, "C": best.C})
+    return pd.DataFrame(rows)
+
+
+def plot_map(map_runs, env: str, budgets=MAP_BUDGETS):
+    """One figure per environment: for each checkpoint t a panel, x = budget B (scalars), y = N; each cell
+    coloured and labelled by the method with the lowest mean R(t) within the budget (:func:`map_table`)."""
+    from matplotlib.colors import ListedColormap
+
+    from ..plotting import setup_style
+
+    plt = setup_style()
+    tab = map_table(map_runs[map_runs.env == env], budgets)
+    ts = sorted(tab.t.unique())
+    Ns = sorted(tab.N.unique())
+    methods = [m for m in ALL_METHODS if m in set(tab.method.dropna())]
+    idx = {m: i for i, m in enumerate(methods)}
+    cmap = ListedColormap([_COLORS.get(m, "#cccccc") for m in methods] or ["#cccccc"])
+    fig, axes = plt.subplots(1, len(ts), figsize=(4.0 * len(ts), 0.8 + 0.7 * len(Ns)), squeeze=False)
+    blabels = ["0" if b == 0 else ("no limit" if math.isinf(b) else f"1e{int(round(math.log10(b)))}")
+               for b in budgets]
+    for ax, t in zip(axes.ravel(), ts):
+        grid = np.full((len(Ns), len(budgets)), np.nan)
+        for r in tab[tab.t == t].itertuples():
+            if r.method is not None:
+                grid[Ns.index(r.N), list(budgets).index(r.budget)] = idx[r.method]
+                ax.text(list(budgets).index(r.budget), Ns.index(r.N), r.method.replace("-KernelUCB", "-K").replace(
+                    "KernelUCB", "K"), ha="center", va="center", fontsize=6)
+        ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=max(len(methods) - 0.5, 0.5),
+                  aspect="auto", origin="lower", alpha=0.6)
+        ax.set_xticks(range(len(budgets)), blabels, fontsize=7)
+        ax.set_yticks(range(len(Ns)), [str(n) for n in Ns])
+        ax.set_xlabel("budget B (scalars up to t)")
+        ax.set_ylabel("N (clients)")
+        ax.set_title(f"t = {t}")
+    fig.suptitle(f"The map, {ENV_TITLES.get(env, env)}, asynchronous: the lowest mean R(t) within each budget")
+    fig.tight_layout()
     return fig
