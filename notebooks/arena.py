@@ -37,8 +37,8 @@
 # * `mode="quick"` (default): N = 4, T = 40 (sync), N = 5, T = 150 (async), g ∈ {0.5, 2} on one tuning
 #   run, two values per communication knob, 3 tested runs. A few minutes on 2 cores.
 # * `mode="full"`: N = 10, T = 200 (sync), N = 50, T = 2000 (async), g ∈ {0.1, 0.2, 0.5, 1, 2, 5} on one
-#   tuning run, the full communication grids, 5 tested runs. Projected ≈ 1.8 h on 2 cores
-#   (figures/arena/NOTE.md).
+#   tuning run, the full communication grids, 5 tested runs. Projected ≈ 1.8 h on 2 cores for the
+#   fronts, plus the map (figures/arena/NOTE.md).
 
 # %% tags=["parameters"]
 # parameters
@@ -136,6 +136,26 @@ ex.front_table(res, "scalars").round(1)
 bt = ex.budget_table(res)
 bt.to_csv(out_dir / "budgets.csv", index=False)
 ex.budget_winners(res)
+
+# %% [markdown]
+# ## The map: which method is best within a communication budget
+#
+# Asynchronous protocol, each method at the exploration multiplier the tuning above chose for it; for every
+# number of clients N and checkpoint t, each budget B (scalars sent up to t) is labelled by the point with the
+# lowest mean R(t) among those whose mean C(t) ≤ B. Hartmann-4 and shuttle are environments where the
+# dictionary size m levels off, cosine one where it grows. Quick mode: Hartmann-4 only, N ∈ {5, 20},
+# T = 300, one run (a picture of the method, not evidence); full mode: N ∈ {10, 100, 1000}, T = 10⁴
+# (cosine 3·10³), t ∈ {10³, 3·10³, 10⁴}, 3 runs. Descriptive: no claim rests on it.
+
+# %%
+mparams = ex.map_params(mode)
+mruns = ex.run_map(mparams, res.explore, seed=seed, n_jobs=n_jobs, backend=backend,
+                   cache_dir=cache_dir or default_cache_dir(), scheduler=scheduler)
+mruns.to_csv(out_dir / "map.csv", index=False)   # one row per run and checkpoint t: R(t), C(t)
+for env in mparams["envs"]:
+    save_figure(exp.plot_map(mruns, env), out_dir, f"map_{env}")
+mtab = exp.map_table(mruns)
+mtab.pivot_table(index=["env", "N", "t"], columns="budget", values="method", aggfunc="first", sort=False)
 
 # %% [markdown]
 # ## Claims
