@@ -13,6 +13,9 @@
 * Nyström KernelUCB (ApproxDisKernelUCB with one agent: Sherman–Morrison between dictionary
   rebuilds, O(M·m) per round);
 * one run of each Figure-1 algorithm at the paper's size (N = 10, T = 50, M = 2000);
+* Async-KernelUCB's step on f1 (N = 100, T = 2000), the server merge eager (the m × m aggregate formed at
+  every exchange, as before the issue-25 budget change) against lazy (the default), CPU ms per step
+  (:func:`bench_async_exchange`);
 * the coming papers' entries (:data:`EXTRA_BENCHMARKS`: Coop-KernelUCB ms per agent-round, FN-UCB
   ms per iteration), filled by :func:`register_benchmark` from their modules.
 
@@ -280,6 +283,33 @@ def bench_nystrom(T=2000, M=2000, seed=0):
     return out, pol.dict_sizes
 
 
+def bench_async_exchange(T=2000, N=100, gamma=1.0, seed=0):
+    """Async-KernelUCB on f1 (N clients, γ_k = ``gamma``, α = λ = D = q = 1), CPU ms per step, old and new
+    server merge side by side: ``"eager"`` forms the m × m aggregate Ã_k at every exchange (Eq. 5, as
+    before 2026-11-27's issue-25 budget change: a subclass that reads ``A`` after each exchange), ``"lazy"``
+    only when read (the default: the cached factor is updated from the new features alone). Both runs
+    make the same choices (``tests/test_async_kernel_ucb.py``); returns ``{"eager": ms, "lazy": ms,
+    "dict_size": |S|, "exchanges": B}``."""
+    from .algorithms.async_kernel_ucb import AsyncKernelUCB
+
+    class _Eager(AsyncKernelUCB):
+        def _exchange(self, t, i):
+            super()._exchange(t, i)
+            self.A  # noqa: B018 (forms Ã_k now, as the eager merge did)
+
+    env = make_env({"name": "f1", "kind": "contextual", "K": 20, "noise_std": 0.1, "schedule": "uniform"}, 0)
+    out = {}
+    for name, cls in (("eager", _Eager), ("lazy", AsyncKernelUCB)):
+        led = CommLedger(N, T)
+        pol = cls(N, T, env.dim, np.random.SeedSequence(seed), led, kernel={"name": "rbf", "gamma": gamma},
+                  lam=1.0, alpha=1.0, D=1.0, q=1.0)
+        t0 = time.process_time()
+        run_regret(pol, env, T, N, np.random.default_rng(seed), np.random.default_rng(seed + 1))
+        out[name] = 1e3 * (time.process_time() - t0) / T
+        out["dict_size"], out["exchanges"] = pol.dic.m, pol.k
+    return out
+
+
 def bench_fig1(M=2000):
     rows = {}
     for fn, ell in (("h1", 1.0), ("branin", 0.2)):
@@ -332,6 +362,7 @@ def main():
         out["nystrom_M2000"] = {"per_round_s": ny, "exponent": loglog_slope(list(ny), list(ny.values())),
                                 "dictionary_sizes": sizes}
         out["fig1_one_run_s"] = bench_fig1()
+        out["async_exchange_f1"] = bench_async_exchange()
         extra = {}
         for name, e in EXTRA_BENCHMARKS.items():
             if e["fn"] is None:
@@ -361,6 +392,9 @@ def main():
     print("one Figure-1 run (N=10, T=50, M=2000):")
     for k, s in out["fig1_one_run_s"].items():
         print(f"  {k:28s} {s:.2f} s")
+    ax = out["async_exchange_f1"]
+    print(f"\nAsync-KernelUCB on f1 (N = 100, T = 2000, |S| = {ax['dict_size']}, {ax['exchanges']} exchanges), CPU per "
+          f"step: server merge eager {ax['eager']:.2f} ms | lazy (default) {ax['lazy']:.2f} ms")
     print("\nCoop-KernelUCB (V = 200) and FN-UCB (cosine, m = 20, D = 0): CPU one thread | GPU")
     for name, e in out["extra"].items():
         if e["cpu"] is None:

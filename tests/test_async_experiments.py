@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 
 from bandits.experiments import async_kernelucb as ex
+from bandits.experiments import async_kernelucb_claims as exc
+from bandits.experiments import async_kernelucb_plots as exp
 from bandits.experiments.common import ParameterError
 
 
@@ -14,7 +16,7 @@ def test_fig2_pipeline_tiny(tmp_path):
     assert (nk.C_T == 0).all()
     one = res.runs[res.runs.method == "OneKernelUCB"].iloc[0]
     assert one.C_T == pytest.approx(120 * (20 + 1) * 4)  # (d+1) up + (d+1)(N-1) down per step
-    claims = ex.fig2_claims(res)
+    claims = exc.fig2_claims(res)
     assert [c.id for c in claims] == ["fig2-kernel-vs-linear-regret-f1", "fig2-kernel-vs-linear-comm-f1",
                                       "fig2-async-vs-approx-comm-f1", "fig2-async-vs-approx-regret-f1",
                                       "fig2-extremes-f1"]
@@ -23,7 +25,7 @@ def test_fig2_pipeline_tiny(tmp_path):
     comm = [c for c in claims if c.id == "fig2-kernel-vs-linear-comm-f1"][0]
     assert "OneKernelUCB" in comm.check and len(comm.detail) == 2
     assert f"< {ex.MUCH_SMALLER:g}" in claims[2].check
-    assert len(ex.plot_fig2(res).axes) == 2
+    assert len(exp.plot_fig2(res).axes) == 2
     # random play's expected regret is on the panel and in the communication table
     rnd = res.random.groupby("rep").regret.last()
     assert len(rnd) == 3 and (rnd > 0).all()
@@ -117,7 +119,7 @@ def test_fewer_runs_for_one_method_are_labelled_and_paired(tmp_path):
     counts = res.runs.groupby("method").rep.apply(sorted).to_dict()
     assert counts == {"Async-KernelUCB": [0, 1, 2, 3], "Approx-DisKernelUCB": [0, 1, 2], "DisLinUCB": [0, 1, 2, 3]}
     assert dict(zip(res.selected.method, res.selected.runs))["Approx-DisKernelUCB"] == 3
-    claims = {c.id: c for c in ex.fig2_claims(res)}
+    claims = {c.id: c for c in exc.fig2_claims(res)}
     c = claims["fig2-async-vs-approx-comm-f1"]
     assert "4 of the paper's 10 runs" in c.check
     assert "Approx-DisKernelUCB: 3 of the paper's 10 runs" in c.check and "paired on the 3 common runs" in c.check
@@ -127,7 +129,7 @@ def test_fewer_runs_for_one_method_are_labelled_and_paired(tmp_path):
     a = res.runs[res.runs.method == "Async-KernelUCB"].sort_values("rep").C_T.to_numpy()[:3]
     b = res.runs[res.runs.method == "Approx-DisKernelUCB"].sort_values("rep").C_T.to_numpy()
     assert c.detail[0] == compare_ratio(a, b, "<", ex.MUCH_SMALLER, label="C(T) Async / Approx").text()
-    fig = ex.plot_fig2(res)
+    fig = exp.plot_fig2(res)
     titles = [ax.get_title() for ax in fig.axes]
     assert any("Approx-DisKernelUCB: 3 of the paper's 10 runs" in t for t in titles)
     assert "4 of the paper's 10 runs" in fig._suptitle.get_text()
@@ -198,7 +200,7 @@ def test_gamma_sensitivity_tiny(tmp_path):
     # the selected setting is Figure 2's run itself
     a = t[(t.method == "Async-KernelUCB") & (t.gamma == 1.0) & (t.q == 1.0)].iloc[0]
     assert a.R_T == pytest.approx(res.runs[res.runs.method == "Async-KernelUCB"].R_T.mean())
-    assert len(ex.plot_gamma_sensitivity(t, res).axes) == 1
+    assert len(exp.plot_gamma_sensitivity(t, res).axes) == 1
 
 
 def test_random_reference_on_fixed_arms():
@@ -214,3 +216,20 @@ def test_random_reference_on_fixed_arms():
     r = ex.random_reference(p, "mushroom", [0], 50, every=1)
     f = make_env(ex.env_spec("mushroom", p), 0).f
     np.testing.assert_allclose(r.regret.to_numpy(), np.arange(1, 51) * (f.max() - f.mean()), rtol=1e-12)
+
+
+def test_tuning_rule_verdict_is_compare_paired():
+    """select_settings' paired comparison (written out in the run module, which may not import the
+    claims modules) gives compare_paired's verdict (side "<", threshold 0, default interval)."""
+    from bandits.claims import compare_paired
+
+    rng = np.random.default_rng(3)
+    for i in range(300):
+        n = int(rng.integers(2, 8))
+        a = rng.normal(0, 1, n) + rng.normal(0, 1.5)
+        b = a + rng.normal(rng.normal(0, 1), rng.uniform(0.01, 2), n) if i % 7 else a.copy()
+        if i % 11 == 0:
+            b = a + 0.5  # every difference equal
+        ra, rb = np.arange(n) + 100, np.arange(n) + 100 - (i % 3 == 0)
+        assert ex.paired_t_verdict(a, b, ra, rb, 0.95) == compare_paired(a, b, "<", 0.0, reps_a=ra, reps_b=rb,
+                                                                         level=0.95).verdict

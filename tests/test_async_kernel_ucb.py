@@ -429,3 +429,31 @@ def test_updated_factor_equals_refactorisation_in_a_run(monkeypatch):
     C = pu.server_model.C
     np.testing.assert_allclose(C @ C.T, pu.A + pu.lam * np.eye(m), atol=1e-10)
     np.testing.assert_allclose(C, pr.server_model.C, atol=1e-10)
+
+
+def test_lazy_server_aggregate_is_the_eager_one_to_the_bit():
+    """The server's Ã_k is formed only when read (issue-25 budget change): a run that reads it after every
+    exchange (the eager merge of Eq. 5) and one that never does make the same choices, send the same
+    scalars, and end with the same Ã and b, bit for bit; the factor's rank-k path is taken (small
+    chol_update_min_m) and so is its refactorisation fallback (a rank above chol_update_max_rank)."""
+    from bandits.algorithms.async_kernel_ucb import AsyncKernelUCB
+
+    class Eager(AsyncKernelUCB):
+        def _exchange(self, t, i):
+            super()._exchange(t, i)
+            self.A  # noqa: B018
+
+    env = make_env({"name": "f1", "kind": "contextual", "K": 10, "noise_std": 0.1, "schedule": "uniform"}, 0)
+    out = []
+    for cls in (Eager, AsyncKernelUCB):
+        for D in (1.0, 6.0):
+            led = CommLedger(8, 300)
+            pol = cls(8, 300, env.dim, np.random.SeedSequence(5), led, kernel={"name": "rbf", "gamma": 1.0},
+                      lam=1.0, alpha=1.0, D=D, q=1.0)
+            pol.chol_update_min_m, pol.chol_update_max_rank = 16, 3
+            tr = run_regret(pol, env, 300, 8, np.random.default_rng(1), np.random.default_rng(2))
+            out.append((tr.regret, tr.comm_up + tr.comm_down, pol.A.copy(), pol.b.copy(), pol.info()))
+    for e, lz in zip(out[:2], out[2:]):
+        assert all(np.array_equal(a, b) for a, b in zip(e[:4], lz[:4])) and e[4] == lz[4]
+    # both factor paths were taken: rank-k updates above m = 16, and refactorisations (buffers > 3) there
+    assert any(max(n for n, m in zip(r[4]["buffer_sizes"], r[4]["dict_sizes"]) if m > 16) > 3 for r in out[2:])

@@ -390,7 +390,8 @@ class AsyncKernelUCB(Policy):
         self.rng_rls = np.random.default_rng(ss_rls)  # RLS Bernoulli draws (line 9)
         # server state: the dictionary S_k and the aggregate Ã_k, b_k (incremental Eq. 5)
         self.dic = NystromDictionary(self.kernel, self.d, tol)
-        self.A = np.zeros((0, 0))
+        self._A = np.zeros((0, 0))  # Ã_k, formed when read (see the A property)
+        self._A_pending: list[np.ndarray] = []  # features Z of the exchanges not yet merged into _A
         self.b = np.zeros(0)
         self.B_server = np.zeros((0, 0))  # eigen basis only
         self.k = 0
@@ -420,6 +421,27 @@ class AsyncKernelUCB(Policy):
         self._exchanged = np.zeros(self.N, dtype=bool)
         self.prior_steps: list[int] = []
 
+    # -- the server aggregate ---------------------------------------------------------------------
+    @property
+    def A(self) -> np.ndarray:
+        """The server's aggregate ``Ã_k`` (Eq. 5). In the Cholesky basis it is merged when read, from
+        the features of the exchanges since the last read, in exchange order with the same products and
+        sums as an eager merge (``Ã ← pad(Ã) + ZᵀZ``: the same numbers to the last bit). Only the
+        factor's fallback (a small dictionary, or a rank above ``chol_update_max_rank``) and the checks
+        read it, so at large m the N-th m × m aggregate is never formed (speed only)."""
+        for Z in self._A_pending:
+            A_new = Z.T @ Z
+            mo = self._A.shape[0]
+            A_new[:mo, :mo] += self._A
+            self._A = A_new
+        self._A_pending.clear()
+        return self._A
+
+    @A.setter
+    def A(self, value: np.ndarray) -> None:
+        self._A_pending.clear()
+        self._A = value
+
     # -- posterior of a model -------------------------------------------------------------------
     def _embed(self, model: _Model, X: np.ndarray) -> np.ndarray:
         """``Z = [z(x; S_k)]`` (n × m) in the model's basis."""
@@ -445,7 +467,7 @@ class AsyncKernelUCB(Policy):
         """Cache ``C`` (``CCᵀ = Ã_k + λI``) and ``θ̃``. In the Cholesky basis ``Ã_k + λI`` is
         ``[[Ã_{k−1} + λI, 0], [0, λI]] + ZᵀZ`` (``Z``: the new points' features), so ``C`` is a
         rank-|ΔD_k| update of ``[[C_{k−1}, 0], [0, √λ I]]`` (O(m²) instead of O(m³))."""
-        m = self.A.shape[0]
+        m = self.b.shape[0]
         if (prev is not None and Z is not None and m > self.chol_update_min_m
                 and Z.shape[0] <= self.chol_update_max_rank):
             C = np.zeros((m, m))
@@ -522,8 +544,17 @@ class AsyncKernelUCB(Policy):
         else:
             Z = self.dic.features(Xb)
             T = None
-        A_new, b_new = Z.T @ Z, Z.T @ yb
-        self.A, self.b = merge_statistics(self.A, self.b, A_new, b_new, T)
+        b_new = Z.T @ yb
+        if self.basis == "chol" and not self.keep_client_records:
+            # Eq. 5 with T = [I 0]: b now; Ã_k only when read (A property): the cached factor is
+            # updated from Z itself (_make_model), so at large m the m × m aggregate is never formed
+            b = b_new.copy()
+            b[: self.b.shape[0]] += self.b
+            self.b = b
+            self._A_pending.append(Z)
+        else:
+            A_new = Z.T @ Z
+            self.A, self.b = merge_statistics(self.A, self.b, A_new, b_new, T)
         if self.keep_client_records:
             A_i, b_i, frm = self.records[i]
             A_i, b_i = merge_statistics(A_i, b_i, A_new, b_new, self._transform_matrix(frm))

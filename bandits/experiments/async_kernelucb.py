@@ -1,4 +1,4 @@
-"""Async-KernelUCB (Li, Wang, Wang & Wang, ICLR 2023): Figure 2 and its claims.
+"""Async-KernelUCB (Li, Wang, Wang & Wang, ICLR 2023): Figure 2's parameters, tuning and runs.
 
 Figure 2: cumulative regret and communication vs time for Async-KernelUCB, Approx-DisKernelUCB,
 OneKernelUCB, NKernelUCB, FedGLB-UCB, DisLinUCB and FedLinUCB on six environments: synthetic f1,
@@ -33,9 +33,10 @@ beats every other γ in a paired comparison over the tuning runs; where any kern
 undecided, every kernel method of that environment gets one common γ (the tuning table
 ``tuning_grid.csv`` and the ``selected`` table's ``gamma_rule`` say which). Methods with a single
 grid point are not tuned. The selected settings run at the paper's T = 10⁴, N = 100, 10 runs, except
-``heavy_runs``: OneKernelUCB runs 5 of the 10 on the fresh-context environments
-(:data:`HEAVY_ENVS`; its exact posterior on K = 20 fresh arms is O(t²K) a step in float64, ≈ 500 s
-of CPU a run; ``device="cuda"`` makes it ≈ 40 s). Approx-DisKernelUCB runs the paper's 10 runs
+``heavy_runs``: OneKernelUCB runs 3 of the 10 on the fresh-context environments
+(:data:`HEAVY_ENVS`; its exact posterior on K = 20 fresh arms is O(t²K) a step in float64, ≈ 350 s
+of CPU a run, see the budget below; ``device="cuda"`` makes it ≈ 40 s; 5 of 10 before the issue-25
+budget; ``heavy_runs={"OneKernelUCB": 10}`` or ``{}`` runs the paper's 10, e.g. on a cluster). Approx-DisKernelUCB runs the paper's 10 runs
 everywhere since issue 25 (3 before); its sync path was made level-3 for it
 (:mod:`bandits.algorithms.dis_kernel_ucb`). Figure titles and claims say "n of the paper's 10
 runs" where a method has fewer, and the paired claims pair the runs both methods have (the first
@@ -60,15 +61,57 @@ regret is 0; Async-KernelUCB's ≈ 80–93 is its warm-up (200 prior pulls × �
 regret per step), after which its regret is 0 (run 0 at full size: 80.5 of 80.5 on the prior).
 
 The threshold-sensitivity table (not a claim) uses the first ``sens_runs`` (3) runs in full mode, on
-``sens_envs`` = Magic, Mushroom (where the committed full run's D = 1 comparison failed) and f1 (one
-fresh-context environment): Async-KernelUCB at D = 1/N² costs ~2.5× its D = 1 run at T = 10⁴ (measured
-on f1 to t = 4000), so all six environments would add about an hour on 2 cores (``sens_envs=None``).
+``sens_envs`` = Magic and Mushroom, where the issue-8 run's D = 1 comparison failed (f1 left it with the
+issue-25 budget: Async-KernelUCB at D = 1/N² costs ~2.5× its D = 1 run there at T = 10⁴, measured to
+t = 4000, so f1 alone was ≈ 1 600 s of CPU of the table's ≈ 1 650; ``sens_envs=None`` runs all six, each
+fresh-context environment ≈ 1 000–1 700 s of CPU more).
 Quick mode runs 3 runs (the fewest for which the claims' paired intervals are defined), with a small
 tuning (γ ∈ {0.1, 1}, α = 1, 3 runs of T = 500) and the γ/q panel at 2 runs.
 
-Length (≈ 830 lines, 70 of them this docstring): Figure 2's parameters, tuning rule, runs, claims and
-figures share the tasks, the result tables and the thresholds stated here. Splitting it by concern, as
-:mod:`bandits.experiments.async_theory` is split, is left for later (issue 22).
+**Budget of full mode (issue 25, 2026-11-27).** ``make figures`` must finish on 2 cores in 12 h; this
+notebook's share was cut to ≈ 3–3.5 h (2 workers). CPU seconds (``time.process_time``, one BLAS thread,
+on the 2-core machine loaded by other jobs, so CPU and not wall time) per run at T = 10⁴, N = 100,
+measured in that session: OneKernelUCB ≈ 350 (its step's CPU time at t = 2 500–10⁴, summed over the
+fitted power law; 99 ms a step at t = 10⁴); Async-KernelUCB on f1 at γ = 1 ≈ 144 (a run stopped by
+the session's time limit had used 129 s of CPU under a profiler); Approx-DisKernelUCB on f1 ≈ 221
+(the issue-25 session). Tuning runs on f1 (T = 2000, α = 1): Async 28.9 / 3.4 / 0.4 s at
+γ = 4 / 1 / 0.1, Approx-DisKernelUCB 22.7 / 3.0 / 0.4, OneKernelUCB 4.9, NKernelUCB 0.3. Other
+environments and methods: these CPU times scaled by the issue-8 run's own wall-time ratios between
+environments (``runs.csv``, ``tuning_grid.csv``), and the issue-8 wall times themselves for the linear
+methods and NKernelUCB (code unchanged; an upper bound: that run's cores were shared). Projected CPU
+seconds, before → after the budget:
+
+=========================================  ==================  ==================
+part                                       issue-25 code       after
+=========================================  ==================  ==================
+Figure 2, OneKernelUCB                     7 060 (5 of 10)     4 250 (3 of 10)
+Figure 2, Approx-DisKernelUCB (10 runs)    6 390               6 390
+Figure 2, Async-KernelUCB (10 runs)        3 040               2 890 (engine)
+Figure 2, the other four methods           2 050               2 050
+tuning (γ, α grid, 3 runs of T = 2000)     5 250               5 170
+  of which γ = 4 Nyström runs              ≈ 2 400             ≈ 2 350
+D-sensitivity table (3 runs)               1 660 (f1 ≈ 1 640)  ≈ 200 (Magic, Mushroom)
+γ/q panel (f1, Magic; 3 runs)              ≈ 560               ≈ 550
+total                                      ≈ 26 000 s          ≈ 21 500 s
+on 2 cores (2 workers)                     3.6 h               3.0 h (3.4 h +15 %)
+=========================================  ==================  ==================
+
+Figure 2 by environment, before → after: f1 5 550 → 4 780, f2 5 820 → 5 060, MovieLens 3 260 → 2 540,
+Yelp 3 360 → 2 660, Magic 110, Mushroom 440. "+15 %": an allowance for two workers sharing the memory
+bus (not measured). The earlier projection of 6.5–7 h scaled the issue-8 run's wall times, which other jobs inflated
+(OneKernelUCB 508–933 s a run against ≈ 350 s of CPU; Async-KernelUCB 410 s against ≈ 144 s). The
+γ/q panel assumes f1 keeps γ = 1 (then its γ = 1 points are Figure 2's cached runs; if the new tuning
+picks another γ on f1, ≈ +1 100 s). The engine change (:class:`bandits.algorithms.AsyncKernelUCB`:
+the server's m × m aggregate Ã_k is formed only when read) saves 4–15 % of Async's CPU on runs of
+T = 1 500–3 000 with the same results to the last bit (``bandits.bench.bench_async_exchange``).
+Levers left, in CPU seconds: Approx-DisKernelUCB at 5 of the paper's 10 runs on f1 and f2 (−2 500),
+OneKernelUCB with ``device="cuda"`` (≈ −3 800 with a GPU), the tuning's γ = 4 Nyström runs (≈ 2 350;
+they are excluded by rule 1 but their results are the γ/q panel's stand-ins).
+
+The claims are in :mod:`bandits.experiments.async_kernelucb_claims` and the figures in
+:mod:`bandits.experiments.async_kernelucb_plots` (both left out of the run cache's code fingerprint;
+this module imports neither). Length (≈ 630 lines, 120 of them this docstring): the parameters, tuning
+rule, runs and result tables share the tasks and the thresholds stated here.
 """
 from __future__ import annotations
 
@@ -78,14 +121,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import sweep
-from .claims import Claim
-from .common import mode_params, ParameterError, check_choice, check_int, check_number, check_subset, fmt, \
+from .common import mode_params, ParameterError, check_choice, check_int, check_number, check_subset, \
     resolve_device_param
 
 __all__ = ["ENVS", "METHODS", "HEAVY_ENVS", "PAPER_RUNS", "MUCH_SMALLER", "NEAR_RANDOM", "async_params",
-           "method_runs", "runs_text", "fig2_tasks", "select_settings", "run_fig2", "fig2_claims", "plot_fig2",
-           "plot_tradeoff", "run_D_sensitivity", "random_reference", "comm_table", "run_gamma_sensitivity",
-           "plot_gamma_sensitivity"]
+           "method_runs", "runs_text", "fig2_tasks", "select_settings", "paired_t_verdict", "run_fig2",
+           "run_D_sensitivity", "random_reference", "comm_table", "run_gamma_sensitivity"]
 
 ENVS = ("f1", "f2", "magic", "mushroom", "movielens", "yelp")
 ENV_TITLES = {"f1": "Synthetic f1", "f2": "Synthetic f2", "magic": "MagicTelescope", "mushroom": "Mushroom",
@@ -107,8 +148,8 @@ RANDOM = "Random play (expected)"
 _FULL = dict(T=10000, N=100, n_runs=10, gammas=[0.1, 1.0, 4.0], alphas=[0.1, 1.0, 4.0], tune_T=2000,
              tune_runs=3, envs=list(ENVS), methods=list(METHODS), lam=1.0, D=1.0, q=1.0, noise_std=0.1,
              K=20, approx_c=1.0, approx_trigger="var_sum", device="auto",
-             heavy_runs={"OneKernelUCB": 5}, max_dict_frac=0.6, sens_runs=3,
-             sens_envs=["magic", "mushroom", "f1"], gsens_envs=["f1", "magic"], gsens_gammas=[0.1, 1.0, 4.0],
+             heavy_runs={"OneKernelUCB": 3}, max_dict_frac=0.6, sens_runs=3,
+             sens_envs=["magic", "mushroom"], gsens_envs=["f1", "magic"], gsens_gammas=[0.1, 1.0, 4.0],
              gsens_q=[0.25, 0.5], gsens_runs=3)
 _QUICK = dict(_FULL, T=1000, N=20, n_runs=3, gammas=[0.1, 1.0], alphas=[1.0], tune_T=500, tune_runs=3,
               heavy_runs={}, max_dict_frac=None, sens_runs=None, sens_envs=None, gsens_runs=2, gsens_q=[0.5, 2.0])
@@ -253,8 +294,10 @@ def select_settings(p: dict, runs, T: int, level: float = 0.95):
     2. A linear method takes the α of the smallest mean final regret.
     3. A kernel method's γ is **decided** when the γ of the smallest mean regret (each γ at its
        best α) beats every other feasible γ (at its best α) by a paired comparison over the tuning
-       runs (``R(γ_best) − R(γ') < 0``, :func:`bandits.claims.compare_paired` at ``level`` with the
-       module's default interval; a γ alone in its feasible set is decided).
+       runs (``R(γ_best) − R(γ') < 0`` by :func:`paired_t_verdict` at ``level``: the Student-t
+       interval of the paired differences, what :func:`bandits.claims.compare_paired` computes with its
+       default interval; written out here because a run module may not import the claims modules,
+       and a test checks that the two agree; a γ alone in its feasible set is decided).
     4. If any kernel method's γ is undecided on an environment, **every kernel method there gets
        the same γ**: among the γ feasible for all of them, the one with the smallest mean over the
        kernel methods of ``min_α R(γ, α) / min_{γ, α} R`` (each method's regret relative to its own
@@ -277,8 +320,6 @@ def select_settings(p: dict, runs, T: int, level: float = 0.95):
         unrestricted best, the exclusion note, ``gamma_rule``: how γ was chosen).
     """
     import pandas as pd
-
-    from ..claims import compare_paired
 
     r = runs.assign(dict_frac=runs["dict_size"] / runs["T"])
     g = r.groupby(["env", "method", "gamma", "alpha"], dropna=False)[["R_T", "dict_frac"]].mean().reset_index()
@@ -313,8 +354,7 @@ def select_settings(p: dict, runs, T: int, level: float = 0.95):
             verdicts = []
             for o in others.itertuples():
                 (va, ra), (vb, rb) = vals(ch.gamma, ch.alpha), vals(o.gamma, o.alpha)
-                verdicts.append(compare_paired(va, vb, "<", 0.0, reps_a=ra, reps_b=rb, level=level,
-                                               label=f"R γ={ch.gamma:g} − R γ={o.gamma:g}").verdict)
+                verdicts.append(paired_t_verdict(va, vb, ra, rb, level))
             decided = all(v == "PASS" for v in verdicts)
             info[(env, method)] = decided
             rule = ("decided: the only feasible γ" if not len(others) else
@@ -349,6 +389,33 @@ def select_settings(p: dict, runs, T: int, level: float = 0.95):
             rows[(env, m)]["gamma_rule"] += (f"; common γ = {gc:g} for every kernel method (smallest mean "
                                              f"regret relative to each method's best: {score[gc]:.3g})")
     return sel, pd.DataFrame(list(rows.values()))
+
+
+def paired_t_verdict(a, b, reps_a, reps_b, level: float = 0.95) -> str:
+    """Verdict of ``mean(a − b) < 0`` on the runs both samples have (paired by run index): PASS
+    when the upper end of the Student-t ``level`` interval of the differences is below 0, FAIL when
+    its lower end is at least 0, INCONCLUSIVE otherwise and below 3 pairs (all differences equal:
+    the interval is that value). The tuning rule's comparison (:func:`select_settings`); the same
+    verdict as :func:`bandits.claims.compare_paired` with ``side="<"``, threshold 0 and its default
+    (Student t) interval (``tests/test_async_experiments.py``)."""
+    from scipy.stats import t as student
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ia = {int(r): i for i, r in enumerate(np.asarray(reps_a).tolist())}
+    ib = {int(r): i for i, r in enumerate(np.asarray(reps_b).tolist())}
+    common = sorted(set(ia) & set(ib))
+    d = np.array([a[ia[r]] - b[ib[r]] for r in common], dtype=float)
+    if not np.all(np.isfinite(d)):
+        raise ValueError("paired_t_verdict: non-finite run values")
+    if d.size < 3:
+        return "INCONCLUSIVE"
+    if np.all(d == d[0]):
+        lo = hi = float(d[0])
+    else:
+        m = float(d.mean())
+        h = float(student.ppf(0.5 + level / 2, d.size - 1)) * float(d.std(ddof=1) / math.sqrt(d.size))
+        lo, hi = m - h, m + h
+    return "PASS" if hi < 0.0 else "FAIL" if lo >= 0.0 else "INCONCLUSIVE"
 
 
 def _collect(tasks, labels, seed, n_jobs, backend, cache_dir, progress, desc, every):
@@ -442,231 +509,6 @@ def random_reference(p: dict, env: str, reps, T: int, seed: int = 0, every: int 
         idx = np.unique(np.r_[np.arange(every - 1, T, every), T - 1])
         out.append(pd.DataFrame({"env": env, "method": RANDOM, "rep": int(rep), "t": idx + 1, "regret": R[idx]}))
     return pd.concat(out, ignore_index=True)
-
-
-def _ratio_or_scaled(a, b, side, bound, label, level, method):
-    """``mean a / mean b side bound`` on the paired log-ratio when every value is > 0, else as the
-    paired difference ``a − bound·b side 0`` (same claim; a regret of exactly 0 has no log).
-    ``a``, ``b``: ``(values, run indices)``; pairs are the runs both have."""
-    from ..claims import compare_paired, compare_ratio, paired
-
-    (va, ra), (vb, rb) = a, b
-    kw = {} if method is None else {"method": method}
-    pa, pb, _ = paired(va, vb, ra, rb)
-    if np.all(pa > 0) and np.all(pb > 0):
-        return compare_ratio(va, vb, side, bound, label=label, level=level, reps_a=ra, reps_b=rb, **kw)
-    return compare_paired(va, vb, side, 0.0, scale=bound, label=f"{label} (as the difference A − {bound:g}·B)",
-                          level=level, reps_a=ra, reps_b=rb, **kw)
-
-
-def _runs_note(p: dict, env: str, methods) -> str:
-    """``" (3 of the paper's 10 runs; Approx-DisKernelUCB: 3 of ...)"``-style run counts of ``methods``
-    on ``env``; comparisons pair the runs both methods have."""
-    counts = {m: method_runs(p, env, m) for m in methods}
-    common = min(counts.values())
-    parts = [f"{m}: {runs_text(n)}" for m, n in counts.items() if n != p["n_runs"]]
-    base = runs_text(p["n_runs"])
-    if not parts:
-        return base
-    if len(methods) == 2:
-        return f"{base}; {'; '.join(parts)}; paired on the {common} common runs"
-    return f"{base}; {'; '.join(parts)}; each pair of methods compared on the runs both have"
-
-
-_Q_KERNEL_LINEAR = ("regret than their linear counterparts, while requiring relatively lower communication cost for "
-                    "joint kernel estimation")
-_Q_ASYNC_APPROX = ("Async-KernelUCB incurs much smaller communication cost empirically, while having comparable or "
-                   "even better regret than Approx-DisKernelUCB")
-
-
-def fig2_claims(res: Fig2Results, level: float = 0.95, method: str | None = None) -> list[Claim]:
-    """The §5.2 claims per environment, each half of a compound sentence checked on its own, each a
-    paired comparison over the shared runs (run r of every method has the same environment,
-    schedule and noise streams): mean paired differences of R(T)
-    (:func:`bandits.claims.compare_paired`), and ratios of means on the paired log-ratio for
-    communication and for "R(T) at most 1.2 × Approx's" (:func:`bandits.claims.compare_ratio`),
-    each with its ``level`` interval (``method=None``: :mod:`bandits.claims`' default);
-    several comparisons behind one claim combine by :func:`bandits.claims.combine` (PASS only if
-    all PASS).
-
-    Thresholds (fixed before the issue-25 runs): "lower regret" paired difference < 0;
-    "relatively lower communication cost for joint kernel estimation" ratio of mean C(T) < 1
-    against OneKernelUCB, the paper's method of joint kernel estimation by sharing every raw point
-    (§5: "data aggregation happens immediately after each new data point becomes available"; the
-    sentence names no comparator, this is the reading); "much smaller communication cost" ratio of
-    mean C(T) ≤ :data:`MUCH_SMALLER` (0.5, at least a factor 2; before issue 25: < 1);
-    "comparable or even better regret" ratio of mean R(T) ≤ 1.2."""
-    from ..claims import combine, compare_paired, compare_ratio  # noqa: F401 (used in the helpers)
-
-    runs = res.runs
-    p = res.params
-    s = runs.groupby(["env", "method"])[["R_T", "C_T"]].mean()
-    claims = []
-    ms = p["methods"]
-    kw = {} if method is None else {"method": method}
-    how_i = "interval" if method is None else f"{method} interval"
-
-    def col(env, m, c):
-        r = runs[(runs.env == env) & (runs.method == m)].sort_values("rep")
-        return r[c].to_numpy(float), r["rep"].to_numpy()
-
-    def cmp(a, b, *args, **k):
-        (va, ra), (vb, rb) = a, b
-        return compare_paired(va, vb, *args, reps_a=ra, reps_b=rb, **k, **kw)
-
-    def cratio(a, b, *args, **k):
-        (va, ra), (vb, rb) = a, b
-        return compare_ratio(va, vb, *args, reps_a=ra, reps_b=rb, **k, **kw)
-
-    warm = ("D = 1 (the paper does not give D): each client's first pulls are on the prior (at D = 1 two per "
-            "client), and on Mushroom the linear methods' first choice, the largest-norm "
-            "arm, is an optimal one (7-11 of the 20 arms have mean exactly 1)")
-    for env in p["envs"]:
-        x = s.loc[env]
-        kern = [m for m in ("Async-KernelUCB", "Approx-DisKernelUCB") if m in ms]
-        lin = [m for m in LINEAR_METHODS if m in ms]
-        if kern and lin:
-            worst_k = max(x.loc[m, "R_T"] for m in kern)
-            best_l = min(x.loc[m, "R_T"] for m in lin)
-            how = f"paired over runs ({_runs_note(p, env, kern + lin)}), {level:.0%} {how_i}"
-            r = combine([cmp(col(env, k, "R_T"), col(env, l_, "R_T"), "<", 0.0, label=f"R(T) {k} − {l_}",
-                             level=level) for k in kern for l_ in lin])
-            claims.append(Claim.from_result(
-                f"fig2-kernel-vs-linear-regret-{env}", _Q_KERNEL_LINEAR,
-                f"{env}, the regret half: R(T) of Async-KernelUCB and Approx-DisKernelUCB below every linear/GLB "
-                f"method's (DisLinUCB, FedLinUCB, FedGLB-UCB): every paired difference kernel − linear < 0 ({how})",
-                r, value=f"R(T): worst kernel {fmt(worst_k)}, best linear {fmt(best_l)}; deciding: {r.label}",
-                kind="paper", quote="verbatim", source="§5.2",
-                cause="setting" if env == "mushroom" else "open", cause_note=warm if env == "mushroom" else ""))
-        if kern and "OneKernelUCB" in ms:
-            how = f"paired over runs ({_runs_note(p, env, kern + ['OneKernelUCB'])}), {level:.0%} {how_i}"
-            r = combine([cratio(col(env, k, "C_T"), col(env, "OneKernelUCB", "C_T"), "<", 1.0,
-                                label=f"C(T) {k} / OneKernelUCB", level=level) for k in kern])
-            claims.append(Claim.from_result(
-                f"fig2-kernel-vs-linear-comm-{env}", _Q_KERNEL_LINEAR,
-                f"{env}, the communication half: C(T) of Async-KernelUCB and of Approx-DisKernelUCB below "
-                f"OneKernelUCB's (joint kernel estimation by sending every raw point to every client; the paper "
-                f"names no comparator): each ratio of mean C(T) < 1 on the paired log-ratio ({how})",
-                r, value="C(T): " + ", ".join(f"{m} {fmt(x.loc[m, 'C_T'])}" for m in kern + ["OneKernelUCB"])
-                + f"; deciding: {r.label}", kind="paper", quote="verbatim", source="§5.2", cause="setting",
-                cause_note="γ from the grid and D = q = 1 (the paper gives no D or q): each exchange moves "
-                           "O(|S|²) scalars, so the dictionary size |S| decides (communication table and γ/q "
-                           "sensitivity panel)"))
-        if {"Async-KernelUCB", "Approx-DisKernelUCB"} <= set(ms):
-            a, b = x.loc["Async-KernelUCB"], x.loc["Approx-DisKernelUCB"]
-            how = (f"paired over runs ({_runs_note(p, env, ['Async-KernelUCB', 'Approx-DisKernelUCB'])}), "
-                   f"{level:.0%} {how_i}")
-            rc = cratio(col(env, "Async-KernelUCB", "C_T"), col(env, "Approx-DisKernelUCB", "C_T"), "<",
-                        MUCH_SMALLER, label="C(T) Async / Approx", level=level)
-            claims.append(Claim.from_result(
-                f"fig2-async-vs-approx-comm-{env}", _Q_ASYNC_APPROX,
-                f"{env}, the communication half: \"much smaller\" = ratio of mean C(T) Async / Approx-DisKernelUCB "
-                f"< {MUCH_SMALLER:g} (fixed before the issue-25 runs) on the paired log-ratio ({how})",
-                rc, value=f"C: {fmt(a.C_T)} vs {fmt(b.C_T)}; deciding: {rc.label}", kind="paper", quote="verbatim",
-                source="§5.2", cause="setting",
-                cause_note="Approx-DisKernelUCB's trigger and threshold are not given by the paper (here the "
-                           "variance sum with Async's D = 1), and each method's γ comes from the tuning rule"))
-            rr = _ratio_or_scaled(col(env, "Async-KernelUCB", "R_T"), col(env, "Approx-DisKernelUCB", "R_T"), "<=",
-                                  1.2, "R(T) Async / Approx", level, method)
-            claims.append(Claim.from_result(
-                f"fig2-async-vs-approx-regret-{env}", _Q_ASYNC_APPROX,
-                f"{env}, the regret half: \"comparable or even better\" = ratio of mean R(T) Async / "
-                f"Approx-DisKernelUCB <= 1.2 on the paired log-ratio ({how})",
-                rr, value=f"R: {fmt(a.R_T)} vs {fmt(b.R_T)}; deciding: {rr.label}", kind="paper", quote="verbatim",
-                source="§5.2", cause="setting" if env == "mushroom" else "open",
-                cause_note=warm if env == "mushroom" else ""))
-        if {"OneKernelUCB", "NKernelUCB", "Async-KernelUCB"} <= set(ms):
-            o, n, a = x.loc["OneKernelUCB", "R_T"], x.loc["NKernelUCB", "R_T"], x.loc["Async-KernelUCB", "R_T"]
-            how = (f"paired over runs ({_runs_note(p, env, ['OneKernelUCB', 'Async-KernelUCB', 'NKernelUCB'])}), "
-                   f"{level:.0%} {how_i}")
-            r = combine([
-                cmp(col(env, "OneKernelUCB", "R_T"), col(env, "Async-KernelUCB", "R_T"), "<=", 0.0,
-                    label="R(T) OneKernelUCB − Async", level=level),
-                cmp(col(env, "Async-KernelUCB", "R_T"), col(env, "NKernelUCB", "R_T"), "<=", 0.0,
-                    label="R(T) Async − NKernelUCB", level=level)])
-            claims.append(Claim.from_result(
-                f"fig2-extremes-{env}",
-                "OneKernelUCB and NKernelUCB are the two extremes (§5.2; the regret ordering is implied, not stated)",
-                f"{env}: R(T) OneKernelUCB <= Async-KernelUCB <= NKernelUCB: both paired differences <= 0 ({how})",
-                r, value=f"R: One {fmt(o)}, Async {fmt(a)}, N {fmt(n)}; deciding: {r.label}", kind="paper",
-                quote="paraphrase", source="§5.2"))
-    return claims
-
-
-# ------------------------------------------------------------------------------------ figures
-_COLORS = {"Async-KernelUCB": "#d62728", "Approx-DisKernelUCB": "#2ca02c", "OneKernelUCB": "#000000",
-           "NKernelUCB": "#7f7f7f", "FedGLB-UCB": "#9467bd", "DisLinUCB": "#1f77b4", "FedLinUCB": "#17becf"}
-
-
-def plot_fig2(res: Fig2Results, band: str = "se"):
-    """Regret (top) and communication (bottom, log) vs t: the mean over runs with a standard-error
-    band (``band``: see :func:`bandits.plotting.mean_band`) that never leaves the quantity's range
-    (R ≥ 0; C ≥ 1, the log axis' floor), and every run's final value as a point beside the curve's
-    end, so a stuck run shows as an outlier instead of a band below zero. Random play's expected
-    regret (:func:`random_reference`, dashed) is on every regret panel; a panel where every method's
-    mean R(T) is at least :data:`NEAR_RANDOM` (half) of random play's says "near random play"."""
-    from ..plotting import BAND_TEXT, band_plot, setup_style
-
-    plt = setup_style()
-    envs = res.params["envs"]
-    fig, axes = plt.subplots(2, len(envs), figsize=(3.1 * len(envs), 5.6), squeeze=False)
-    for j, env in enumerate(envs):
-        for m in res.params["methods"]:
-            c = res.curves[(res.curves.env == env) & (res.curves.method == m)]
-            if not len(c):
-                continue
-            pr = c.pivot(index="rep", columns="t", values="regret")
-            pc = c.pivot(index="rep", columns="t", values="comm")
-            band_plot(axes[0, j], pr.columns.values, pr.values, m, _COLORS.get(m), band=band, bounds=(0, None),
-                      points=True)
-            band_plot(axes[1, j], pc.columns.values, np.maximum(pc.values, 1.0), m, _COLORS.get(m), band=band,
-                      bounds=(1.0, None), points=True)
-        rnd = None
-        if res.random is not None and len(res.random[res.random.env == env]):
-            c = res.random[res.random.env == env]
-            pr = c.pivot(index="rep", columns="t", values="regret")
-            axes[0, j].plot(pr.columns.values, pr.values.mean(axis=0), color="#bbbbbb", ls="--", lw=1.2, label=RANDOM)
-            rnd = float(pr.values[:, -1].mean())
-            fin = res.runs[res.runs.env == env].groupby("method").R_T.mean()
-            if len(fin):
-                share = float(fin.min()) / rnd if rnd > 0 else np.nan
-                near = bool(np.isfinite(share) and share >= NEAR_RANDOM)
-                txt = (f"near random play: best R(T) = {share:.0%} of random's" if near else
-                       f"best R(T) = {share:.0%} of random's")
-                axes[0, j].text(0.02, 0.97, txt, transform=axes[0, j].transAxes, va="top", fontsize=6.5,
-                                color="#aa0000" if near else "#555555")
-        red = {m: n for m, n in reduced_runs(res.params, env).items() if n != res.params["n_runs"]}
-        sub = "".join(f"\n{m}: {runs_text(n)}" for m, n in red.items())
-        axes[0, j].set_title(ENV_TITLES[env] + sub, fontsize=9 if not sub else 7.5)
-        axes[1, j].set_yscale("log")
-        axes[1, j].set_xlabel("t")
-    axes[0, 0].set_ylabel("cumulative regret")
-    axes[1, 0].set_ylabel("communication (scalars, total)\nN-KernelUCB = 0 at the floor")
-    axes[0, -1].legend(fontsize=6.5)
-    p = res.params
-    fig.suptitle(f"Async-KernelUCB Figure 2 reproduced: T={p['T']}, N={p['N']}, {runs_text(p['n_runs'])}, "
-                 f"{BAND_TEXT[band]} (points: single runs at T)", fontsize=10)
-    fig.tight_layout()
-    return fig
-
-
-def plot_tradeoff(res: Fig2Results):
-    from ..plotting import setup_style
-
-    plt = setup_style()
-    envs = res.params["envs"]
-    fig, axes = plt.subplots(1, len(envs), figsize=(3.1 * len(envs), 3), squeeze=False)
-    s = res.runs.groupby(["env", "method"])[["R_T", "C_T"]].mean().reset_index()
-    for ax, env in zip(axes[0], envs):
-        for r in s[s.env == env].itertuples():
-            ax.scatter(max(r.C_T, 1.0), r.R_T, color=_COLORS.get(r.method), label=r.method, s=25)
-        ax.set_xscale("log")
-        ax.set_xlabel("C(T)")
-        ax.set_title(ENV_TITLES[env], fontsize=9)
-    axes[0, 0].set_ylabel("R(T)")
-    axes[0, -1].legend(fontsize=6)
-    fig.tight_layout()
-    return fig
 
 
 def run_D_sensitivity(res: Fig2Results, Ds=(0.1, "1/N^2"), seed: int = 0, n_jobs: int = 1, backend: str = "loky",
@@ -783,49 +625,3 @@ def run_gamma_sensitivity(res: Fig2Results, seed: int = 0, n_jobs: int = 1, back
                      dict_size=("dict_size", "mean")).reset_index().assign(T=p["T"], note="")
         out = pd.concat([full, out], ignore_index=True)
     return out
-
-
-def plot_gamma_sensitivity(table, res: Fig2Results | None = None):
-    """R(T) against C(T) (log) per environment of ``table`` (:func:`run_gamma_sensitivity`): one
-    marker per (method, γ) at q = 1 joined by a line in γ order, the q variations as open markers,
-    stand-ins from the tuning runs hatched grey; OneKernelUCB, the linear methods and random play
-    from Figure 2 (``res``) as references."""
-    from ..plotting import setup_style
-
-    plt = setup_style()
-    envs = list(dict.fromkeys(table.env))
-    fig, axes = plt.subplots(1, len(envs), figsize=(4.4 * len(envs), 3.6), squeeze=False)
-    marks = {0.1: "v", 1.0: "o", 4.0: "^"}
-    for ax, env in zip(axes[0], envs):
-        t = table[table.env == env]
-        for m in NYSTROM_METHODS:
-            tm = t[(t.method == m) & np.isclose(t.q, 1.0)].sort_values("gamma")
-            full = tm[tm.note == ""]
-            ax.plot(np.maximum(full.C_T, 1.0), full.R_T, color=_COLORS[m], lw=0.8, alpha=0.6)
-            for r in tm.itertuples():
-                stand_in = bool(r.note)
-                ax.scatter(max(r.C_T, 1.0), r.R_T, marker=marks.get(r.gamma, "s"), s=36,
-                           facecolor="none" if stand_in else _COLORS[m], edgecolor=_COLORS[m],
-                           hatch="///" if stand_in else None,
-                           label=f"{m} γ={r.gamma:g}" + (f" (T={r.T}, tuning)" if stand_in else ""))
-                ax.annotate(f"|S|≈{r.dict_size:.0f}", (max(r.C_T, 1.0), r.R_T), fontsize=5.5,
-                            xytext=(3, 3), textcoords="offset points")
-            for r in t[(t.method == m) & ~np.isclose(t.q, 1.0)].itertuples():
-                ax.scatter(max(r.C_T, 1.0), r.R_T, marker="D", s=22, facecolor="white", edgecolor=_COLORS[m],
-                           label=f"{m} q={r.q:g} (γ={r.gamma:g})")
-        if res is not None:
-            fin = res.runs[res.runs.env == env].groupby("method")[["R_T", "C_T"]].mean()
-            for m in ("OneKernelUCB",) + LINEAR_METHODS:
-                if m in fin.index:
-                    ax.scatter(max(fin.loc[m, "C_T"], 1.0), fin.loc[m, "R_T"], marker="x", color=_COLORS[m], s=30,
-                               label=f"{m} (Fig. 2)")
-            if res.random is not None and len(res.random[res.random.env == env]):
-                rr = res.random[res.random.env == env].groupby("rep").regret.last().mean()
-                ax.axhline(rr, color="#bbbbbb", ls="--", lw=1, label=RANDOM)
-        ax.set_xscale("log")
-        ax.set_xlabel("C(T), scalars")
-        ax.set_title(f"{ENV_TITLES[env]}: regret vs communication over γ and q", fontsize=8.5)
-    axes[0, 0].set_ylabel("R(T)")
-    axes[0, -1].legend(fontsize=5.5, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.tight_layout()
-    return fig
