@@ -251,8 +251,9 @@ def arena_claims(res: ArenaResults, level: float = 0.95, method: str | None = No
     note = _cause_note(res)
 
     def add(cid, key, prefix, r, extra=""):
-        claims.append(Claim.from_result(cid, CLAIMS[key][0], prefix + CLAIMS[key][1] + extra, r, kind="paper",
-                                        quote="paraphrase", source=_SOURCES[key], cause="open", cause_note=note))
+        claims.append(Claim.from_result(cid, CLAIMS[key][0], prefix + CLAIMS[key][1], r, value=r.text() + extra,
+                                        kind="paper", quote="paraphrase", source=_SOURCES[key], cause="open",
+                                        cause_note=note))
 
     for env in envs:
         r = _front_claim(res, "async", env, "Async-KernelUCB", level, method)
@@ -268,7 +269,7 @@ def arena_claims(res: ArenaResults, level: float = 0.95, method: str | None = No
         r, chosen = _comm_pays(res, protocol, env, level, method)
         if r is not None:
             add(f"comm-pays-{protocol}-{env}", "comm-pays", f"{protocol}/{env}: ", r,
-                f" [selected on the tuning runs: {chosen}]" if chosen else "")
+                f"; selected on the tuning runs: {chosen}" if chosen else "")
     for protocol, env in pairs:
         if env in REAL_ENVS:
             continue
