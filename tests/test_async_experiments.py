@@ -93,12 +93,13 @@ def test_full_mode_budget_parameters():
     assert ex.method_runs(full, "f1", "Approx-DisKernelUCB") == 10  # issue 25: the paper's 10 everywhere
     assert ex.method_runs(full, "magic", "Approx-DisKernelUCB") == 10  # fixed arms: cheap, all runs
     assert ex.method_runs(full, "f1", "Async-KernelUCB") == 10
-    assert ex.method_runs(full, "yelp", "OneKernelUCB") == 5
+    assert ex.method_runs(full, "yelp", "OneKernelUCB") == 3  # the issue-25 budget: 3 of the paper's 10
+    assert ex.method_runs(ex.async_params("full", heavy_runs={}, device="cpu"), "yelp", "OneKernelUCB") == 10
     assert ex.method_runs(full, "mushroom", "OneKernelUCB") == 10
     assert ex.method_runs(ex.async_params("full", heavy_runs={}, device="cpu"), "yelp", "Approx-DisKernelUCB") == 10
     assert ex.method_runs(ex.async_params("full", heavy_runs={"Approx-DisKernelUCB": 50}, device="cpu"),
                           "f2", "Approx-DisKernelUCB") == 10  # never more than n_runs
-    assert full["sens_runs"] == 3 and full["sens_envs"] == ["magic", "mushroom", "f1"]
+    assert full["sens_runs"] == 3 and full["sens_envs"] == ["magic", "mushroom"]
     assert ex.async_params("quick", device="cpu")["n_runs"] == 3  # paired intervals need >= 3 runs
     assert ex.runs_text(3) == "3 of the paper's 10 runs"
 
