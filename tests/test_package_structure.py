@@ -95,13 +95,12 @@ def test_every_notebook_has_a_registered_experiment():
 
 
 # ------------------------------------------------------------------ claims and plots outside the run cache's key
-#: TEMPORARY (2026-11-27, issue 22): modules the fingerprint covers that still import claims or plots code,
-#: while the helper named splits them (their claims and plots into ``<name>_claims.py`` / ``<name>_plots.py``,
-#: ``<pkg>/claims.py`` / ``<pkg>/plots.py``). Remove an entry once its module is split; an entry that no
-#: longer imports anything left out is reported (a warning) so that it is removed.
-SPLIT_PENDING = {
-    "experiments/async_kernelucb.py": "helper async-budget",
-}
+#: Modules the fingerprint covers that may still import claims or plots code while they are being split
+#: (their claims and plots into ``<name>_claims.py`` / ``<name>_plots.py``, ``<pkg>/claims.py`` /
+#: ``<pkg>/plots.py``): ``{"experiments/<name>.py": "who splits it"}``. Empty since 2026-11-27 (issue 22:
+#: every experiment split); an entry that no longer imports anything left out is reported (a warning) so
+#: that it is removed.
+SPLIT_PENDING: dict[str, str] = {}
 
 
 def _all_imports(rel: str, path: Path, known: dict[str, str]) -> list[tuple[int, str]]:
