@@ -401,6 +401,7 @@ def test_fig2_claims_on_constructed_runs():
     import pandas as pd
 
     from bandits.experiments import async_kernelucb as ex
+    from bandits.experiments.async_kernelucb_claims import fig2_claims
 
     rng = np.random.default_rng(0)
     level = {"Async-KernelUCB": 100, "Approx-DisKernelUCB": 95, "OneKernelUCB": 60, "NKernelUCB": 200,
@@ -414,12 +415,12 @@ def test_fig2_claims_on_constructed_runs():
             rows.append({"env": "f1", "method": m, "rep": rep, "R_T": level[m] + shared + rng.normal(0, 2),
                          "C_T": comm[m] * (1 + 0.01 * rng.normal())})
     p = ex.async_params("quick", envs=["f1"], device="cpu")
-    claims = ex.fig2_claims(ex.Fig2Results(p, None, pd.DataFrame(rows), None, None))
+    claims = fig2_claims(ex.Fig2Results(p, None, pd.DataFrame(rows), None, None))
     assert len(claims) >= 3 and {c.verdict for c in claims} == {"PASS"}  # the Async module's claims, however split
     assert all(c.interval is not None and c.level == 0.95 for c in claims)
     # with two runs every comparison is INCONCLUSIVE (n < 3)
     two = pd.DataFrame([r for r in rows if r["rep"] < 2])
-    assert {c.verdict for c in ex.fig2_claims(ex.Fig2Results(p, None, two, None, None))} == {"INCONCLUSIVE"}
+    assert {c.verdict for c in fig2_claims(ex.Fig2Results(p, None, two, None, None))} == {"INCONCLUSIVE"}
 
 
 def test_wilson_interval_matches_scipy():
