@@ -1,4 +1,4 @@
-"""FN-UCB's environments (bandits/envs/neural_bandits.py): synthetic cosine/square, classification bandits."""
+"""FN-UCB's environments (bandits/envs/fn_ucb.py): synthetic cosine/square, classification bandits."""
 from __future__ import annotations
 
 import numpy as np
