@@ -45,11 +45,7 @@ SPEC_REF = re.compile(r"""
 
 #: Files still being converted (path: number of references when this test was written). Remove an
 #: entry once its file is converted; the test fails when a listed file has none left.
-ALLOW: dict[str, int] = {
-    # the two check texts of figures/fn_ucb/claims.json, the superseded run of 2026-11-24 listed for the
-    # record: they go with FN-UCB's full-mode re-run (issue 24)
-    "CLAIMS.md": 2,
-}
+ALLOW: dict[str, int] = {}  # empty since FN-UCB's full-mode re-run replaced the last superseded claims (2026-11-27)
 
 SCOPE = ("bandits", "notebooks", "docs", "README.md", "CLAIMS.md")
 GENERATED = ("docs/_gen/", "docs/_build/")
