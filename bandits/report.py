@@ -12,7 +12,7 @@
   (:func:`readme_summary`).
 
 A ``claims.json`` older than issue 23 has no ``kind``: its claims count as paper claims (the
-:class:`~bandits.experiments.common.Claim` default) until the notebook runs again.
+:class:`~bandits.experiments.claims.Claim` default) until the notebook runs again.
 :func:`claims_markdown` (one table, full and quick mode side by side) is the older layout, kept for
 a one-page view of both modes.
 
