@@ -37,6 +37,17 @@ Q = {
 }
 
 
+
+def _paired_at(df, key: str, hi, lo, col: str, side: str, level: float, label: str):
+    """``compare_paired`` of column ``col`` between the rows with ``key == hi`` and ``key == lo``,
+    paired by run (``rep``): the grid-neighbour comparison E5, E12 and E14 make."""
+    from ...claims import compare_paired
+
+    a = df[df[key] == hi].sort_values("rep")
+    b = df[df[key] == lo].sort_values("rep")
+    return compare_paired(a[col].to_numpy(float), b[col].to_numpy(float), side, 0.0, level=level, label=label,
+                          reps_a=a.rep.to_numpy(), reps_b=b.rep.to_numpy())
+
 def _slope_fit_runs(curves, check, p, col):
     """Per-run t and value over t ∈ [T/4, T] (positive values only)."""
     c = curves[(curves.check == check) & (curves.t >= p["T_E3"] / 4)]
@@ -118,11 +129,8 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
         Ds = sorted(float(d) for d in e5.D.unique())
         parts = []
         for lo_D, hi_D in zip(Ds[:-1], Ds[1:]):
-            a = e5[e5.D == hi_D].sort_values("rep")
-            b = e5[e5.D == lo_D].sort_values("rep")
-            parts.append(compare_paired(a.rounds.to_numpy(float), b.rounds.to_numpy(float), "<", 0.0, level=level,
-                                        label=f"C_T(D={hi_D:g}) − C_T(D={lo_D:g})", reps_a=a.rep.to_numpy(),
-                                        reps_b=b.rep.to_numpy()))
+            parts.append(_paired_at(e5, "D", hi_D, lo_D, "rounds", "<", level,
+                                    f"C_T(D={hi_D:g}) − C_T(D={lo_D:g})"))
         m = e5.groupby("D").rounds.mean()
         mtxt = "; ".join(f"D={d:g}: {fmt(v)}" for d, v in m.items())
         r = combine(parts)
@@ -253,15 +261,10 @@ def _more_claims(res: TheoryResults, level: float) -> list[Claim]:
     nus = sorted(float(v) for v in cv.nu.unique())
     parts = []
     for lo_nu, hi_nu in zip(nus[:-1], nus[1:]):
-        a = cv[cv.nu == hi_nu].sort_values("rep")
-        b = cv[cv.nu == lo_nu].sort_values("rep")
-        parts.append(compare_paired(a.coverage.to_numpy(float), b.coverage.to_numpy(float), ">=", 0.0, level=level,
-                                    label=f"cov(ν={hi_nu:g}) − cov(ν={lo_nu:g})", reps_a=a.rep.to_numpy(),
-                                    reps_b=b.rep.to_numpy()))
-    a, b = cv[cv.nu == nus[-1]].sort_values("rep"), cv[cv.nu == nus[0]].sort_values("rep")
-    parts.append(compare_paired(a.coverage.to_numpy(float), b.coverage.to_numpy(float), ">", 0.0, level=level,
-                                label=f"cov(ν={nus[-1]:g}) − cov(ν={nus[0]:g})", reps_a=a.rep.to_numpy(),
-                                reps_b=b.rep.to_numpy()))
+        parts.append(_paired_at(cv, "nu", hi_nu, lo_nu, "coverage", ">=", level,
+                                f"cov(ν={hi_nu:g}) − cov(ν={lo_nu:g})"))
+    parts.append(_paired_at(cv, "nu", nus[-1], nus[0], "coverage", ">", level,
+                            f"cov(ν={nus[-1]:g}) − cov(ν={nus[0]:g})"))
     r = combine(parts)
     mc = cv.groupby("nu").coverage.mean()
     reach = [nu for nu in nus if mc[nu] >= 0.95]
@@ -282,11 +285,7 @@ def _more_claims(res: TheoryResults, level: float) -> list[Claim]:
     ms = sorted(int(v) for v in ln.m.unique())
     parts = []
     for lo_m, hi_m in zip(ms[:-1], ms[1:]):
-        a = ln[ln.m == hi_m].sort_values("rep")
-        b = ln[ln.m == lo_m].sort_values("rep")
-        parts.append(compare_paired(a.err.to_numpy(float), b.err.to_numpy(float), "<", 0.0, level=level,
-                                    label=f"err(m={hi_m}) − err(m={lo_m})", reps_a=a.rep.to_numpy(),
-                                    reps_b=b.rep.to_numpy()))
+        parts.append(_paired_at(ln, "m", hi_m, lo_m, "err", "<", level, f"err(m={hi_m}) − err(m={lo_m})"))
     r = combine(parts)
     fs = fit_slope(ln.m.to_numpy(float), ln.err.to_numpy(float), se="bootstrap", groups=ln.rep.to_numpy(), level=level)
     me = ln.groupby("m")[["err", "err_lin", "err_opt"]].mean()
