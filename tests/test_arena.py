@@ -256,7 +256,9 @@ def test_arena_cell_meta_units_and_common_random_numbers():
     r = ar.arena_cell(cfg, 0, 0)
     m = r["meta"]
     assert m["total_up"] == 2 * 6 * 11 and m["total_down"] == 2 * 6 * 11
-    assert m["messages"] == 2 * 6 * 2 and m["rounds"] == 6
+    # batch="fantasy" (sync): per round client 1 sends x, then y (2 uploads), client 2 (x, y); the server forwards
+    # x early, then y, to client 2 and (x, y) to client 1 — 6 messages, the scalars of one (x, y) each way
+    assert m["messages"] == 6 * (3 + 3) and m["rounds"] == 6
     again = ar.arena_cell(cfg, 0, 0)
     np.testing.assert_array_equal(r["arrays"]["regret"], again["arrays"]["regret"])
 
@@ -413,8 +415,12 @@ def test_arena_cell_records_exchanges_dictionary_and_same_queries():
     cfg = {"protocol": "sync", "env": ar.env_spec("h1", p), "env_seed": 0, "algorithm": "OneKernelUCB",
            "params": ar.method_config("OneKernelUCB", "sync", "h1", 0.0, p)[1], "N": 3, "T": 6}
     m = ar.arena_cell(cfg, 0, 0)["meta"]
-    # one shared model, one finite domain: after the first (flat) round every agent queries the same candidate
-    assert m["multi_steps"] == 6 and m["same_query"] >= 5 and m["exchanges"] is None
+    assert m["multi_steps"] == 6 and m["exchanges"] is None
+    # one shared model, one finite domain: with batch="none" every agent queries the same candidate after the
+    # first (flat) round; the arena's batch="fantasy" (GP-BUCB) conditions each agent on the earlier choices
+    assert m["same_query"] == 0
+    cfg["params"] = dict(cfg["params"], batch="none")
+    assert ar.arena_cell(cfg, 0, 0)["meta"]["same_query"] >= 5
 
 
 def test_fronts_in_three_units_headline_and_break_even():

@@ -22,6 +22,9 @@ when there is one (the cost that dominates OneKernelUCB at T = 10⁴). On the CP
 posterior is one level-3 pass over the maintained Cholesky factor (blocked forward substitution,
 one GEMM per row block over all arms, float64) and the chosen arm's column is reused to append
 it, so a step reads the factor once (see :class:`ExactGP`).
+
+:class:`PendingQueries` conditions an agent's variance on points chosen but not yet observed (the
+batch rule of :class:`OneKernelUCB` with ``batch="fantasy"``, GP-BUCB).
 """
 from __future__ import annotations
 
@@ -30,9 +33,10 @@ import numpy as np
 from ..comm import CommLedger
 from ..estimators import CandidatePosterior, ExactGP, TorchExactGP, resolve_device
 from ..kernels import make_kernel
+from ..linalg import solve_lower
 from ..sim import Policy
 
-__all__ = ["argmax_ties", "ucb_width", "KernelUCBAgent", "NKernelUCB"]
+__all__ = ["argmax_ties", "ucb_width", "KernelUCBAgent", "PendingQueries", "NKernelUCB", "OneKernelUCB"]
 
 
 def argmax_ties(scores: np.ndarray, rng: np.random.Generator, tie_break: str = "random") -> int:
@@ -74,7 +78,9 @@ class KernelUCBAgent:
             return self.B + self.R * np.sqrt(2.0 * (gamma + 1.0 + np.log(1.0 / self.delta)))
         return float(self.beta)
 
-    def scores(self, X: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
+    def scores(self, X: np.ndarray, ids: np.ndarray | None, pending: "PendingQueries | None" = None) -> np.ndarray:
+        """UCB scores of the arms ``X``; with ``pending`` (non-empty), the variance is conditioned on the
+        pending queries too (:class:`PendingQueries`; the mean and β stay those of the data)."""
         if ids is not None:
             if self.post is None:
                 self.post = CandidatePosterior(self.kernel, X, self.lam)
@@ -84,16 +90,112 @@ class KernelUCBAgent:
                 self.gp = ExactGP(self.kernel, self.lam, self.dim, self.capacity) if self.device == "cpu" else \
                     TorchExactGP(self.kernel, self.lam, self.dim, self.capacity, device=self.device)
             mu, var = self.gp.predict(X)
+        if pending is not None and pending.m:
+            var = pending.variance(X, ids, var)
         return mu + self.current_beta() * ucb_width(var, self.lam, self.variance_scale)
 
-    def choose(self, X: np.ndarray, ids: np.ndarray | None) -> int:
-        return argmax_ties(self.scores(X, ids), self.rng, self.tie_break)
+    def choose(self, X: np.ndarray, ids: np.ndarray | None, pending: "PendingQueries | None" = None) -> int:
+        return argmax_ties(self.scores(X, ids, pending), self.rng, self.tie_break)
 
     def observe(self, X: np.ndarray, ids: np.ndarray | None, choice: int, y: float) -> None:
         if ids is not None:
             self.post.add(int(ids[choice]), y)
         else:
             self.gp.add(X[choice : choice + 1], [y])
+
+
+class PendingQueries:
+    """The variance of a :class:`KernelUCBAgent` conditioned on pending queries (GP-BUCB).
+
+    Desautels, Krause & Burdick 2014 ("Parallelizing exploration-exploitation tradeoffs in Gaussian
+    process bandit optimization", JMLR 15), GP-BUCB: a point chosen but not yet observed enters the
+    posterior *variance* at once, since a GP's variance does not depend on the observations, while the
+    mean stays that of the data observed so far: ``x = argmax μ_D(x) + β σ_{D∪P}(x)``. With ``D`` the
+    data, ``P`` the pending points and ``c_D`` the posterior covariance on ``D`` (GP scale, DUETS Eq. 4)::
+
+        c_D(x, x') = k(x, x') − k_D(x)ᵀ (K_DD + λI)⁻¹ k_D(x')
+        σ²_{D∪P}(x) = σ²_D(x) − c_D(x, P) (C_D(P, P) + λI)⁻¹ c_D(P, x)          (Schur complement)
+
+    the exact posterior variance on ``D ∪ P`` (noise λ, as every point of ``D``; repeated points are
+    fine). The agent's ``variance_scale`` applies to it as to ``σ²_D`` (``"ridge"``: ``σ²_{D∪P}/λ``).
+    Cost per pending point, never a refactorisation of the data's factor:
+
+    * fixed finite domain (``ids`` given): a :meth:`CandidatePosterior.fork` of the agent's posterior
+      (its rows shared read-only, O(M) copied) conditioned on each pending candidate with
+      :meth:`CandidatePosterior.add` (O(n·M), one row ``u = c_{D∪P_<}(cand, p)/√(λ + σ²_{D∪P_<}(p))``,
+      ``σ² −= u²``; the pseudo-observation is the data's mean at ``p``, and the fork's mean is not used);
+    * fresh contexts (exact GP, CPU or torch): ``l_p = L⁻¹ k_D(p)`` is the chosen arm's column of the
+      agent's last prediction, the pending block ``C_D(P, P) + λI = R Rᵀ`` gains one Cholesky row per
+      pending point (O(m²)), and a query of q arms costs ``c_D(P, X) = k(P, X) − L_Pᵀ V`` with the
+      prediction's ``V = L⁻¹ K_{D,X}`` (O(n·m·q), on the device with torch) and ``‖R⁻¹ c_D(P, X)‖²``.
+
+    Use: after ``agent.choose(X, ids, pending)``, call ``pending.add(X, ids, choice)`` before the agent
+    predicts anything else (the fresh-context path reads the agent's last prediction); the agent's data
+    must not change while ``pending`` is in use.
+    """
+
+    def __init__(self, agent: KernelUCBAgent):
+        self.agent = agent
+        self.m = 0
+        self._fork: CandidatePosterior | None = None  # finite domain
+        self._P: list[np.ndarray] = []  # fresh contexts: pending inputs, their columns L⁻¹k_D(p), R
+        self._LP: list[np.ndarray] = []
+        self._R = np.zeros((0, 0))
+
+    def add(self, X: np.ndarray, ids: np.ndarray | None, choice: int) -> None:
+        """Make arm ``choice`` of ``X`` (the agent's last prediction) a pending point."""
+        a = self.agent
+        if ids is not None:
+            post = a.post
+            if self._fork is None:
+                self._fork = post.fork()
+            i = int(ids[choice])
+            self._fork.add(i, float(post.mean[i]))  # the variance update needs no y
+        else:
+            gp = a.gp
+            x = np.asarray(X[choice], dtype=float)
+            if gp.n:
+                if gp._last is None or gp._last[0] != gp.n:
+                    raise RuntimeError("PendingQueries.add must follow the agent's prediction of X")
+                l = np.asarray(gp._column(gp._last[2], int(choice)), dtype=float)
+            else:
+                l = np.zeros(0)
+            kxx = float(a.kernel.diag(x[None, :])[0])
+            if self.m:
+                c = a.kernel(np.array(self._P), x[None, :])[:, 0] - np.array(self._LP).reshape(self.m, -1) @ l
+                row = solve_lower(self._R, c)
+            else:
+                row = np.zeros(0)
+            r = np.sqrt(max(kxx + a.lam - l @ l - row @ row, a.lam * 1e-12))
+            R = np.zeros((self.m + 1, self.m + 1))
+            R[: self.m, : self.m] = self._R
+            R[self.m, : self.m] = row
+            R[self.m, self.m] = r
+            self._R = R
+            self._P.append(x)
+            self._LP.append(l)
+        self.m += 1
+
+    def variance(self, X: np.ndarray, ids: np.ndarray | None, var: np.ndarray) -> np.ndarray:
+        """``σ²_{D∪P}`` of the arms ``X`` (GP scale) from their ``σ²_D`` ``var`` (the agent's last
+        prediction, of these arms)."""
+        if not self.m:
+            return var
+        if ids is not None:
+            return self._fork.var[ids]
+        a = self.agent
+        gp = a.gp
+        C = a.kernel(np.array(self._P), np.asarray(X, dtype=float))  # m × q
+        if gp.n:
+            V = gp._last[2]
+            LP = np.array(self._LP)  # m × n
+            if isinstance(V, np.ndarray):
+                C = C - LP @ V
+            else:  # torch (TorchExactGP): the O(n·m·q) product where V lives
+                torch = gp._torch
+                C = C - (torch.as_tensor(LP, dtype=torch.float64, device=V.device) @ V).cpu().numpy()
+        W = solve_lower(self._R, C)
+        return np.maximum(var - np.einsum("ij,ij->j", W, W), 0.0)
 
 
 class NKernelUCB(Policy):
@@ -131,34 +233,83 @@ class OneKernelUCB(Policy):
     transferred" but does not count OneKernelUCB's); ``download="none"`` counts the upload only. All clients active in a
     step choose with the model as it was at the start of the step. UCB as in
     :class:`KernelUCBAgent` (``variance_scale="ridge"`` gives Async-KernelUCB's σ² = λ⁻¹[...]).
+
+    **Several clients in one step** (``batch``). With ``batch="none"`` (default; the Async paper's
+    protocol has one client per step, where it is the only rule) every active client chooses with
+    ``μ_D + β σ_D`` of the data ``D`` at the start of the step; on one finite domain they all pick the
+    same argmax. With ``batch="fantasy"`` the step's clients choose in the order of ``agents``, and
+    client k uses the GP-BUCB rule (Desautels, Krause & Burdick 2014, JMLR 15; :class:`PendingQueries`)::
+
+        x_k = argmax_x  μ_D(x) + β σ_{D ∪ {x_1, …, x_{k−1}}}(x)
+
+    the mean (and β) of the data at the start of the step, the variance conditioned on the step's
+    earlier choices as if they had been observed (a GP variance needs no y), on either
+    ``variance_scale``. With one client per step the two rules are the same (and the runs bit-identical).
+    A choice of this package: no paper runs OneKernelUCB with several clients per step.
+
+    Communication with ``batch="fantasy"`` (our accounting; the paper is silent). The clients of a step
+    choose in sequence through the server: client k must know ``x_1 … x_{k−1}`` before it chooses, and
+    their ``y`` do not exist yet, so each of the first m − 1 of the step's m clients uploads its ``x``
+    (d scalars, kind ``"pending_x"``) as soon as it has chosen and its ``y`` (1 scalar, ``"raw_y"``)
+    after the step; the server forwards ``x`` at once to the m − 1 − k clients still to choose and ``y``
+    to them later, and ``(x, y)`` (``"raw_point"``) to the other N − m + k clients after the step. Every
+    scalar crosses each link once, as with ``"none"``: scalars (``C``) and rounds are the same; the
+    **messages** are more (2 uploads instead of 1, and the early ``x`` to the later clients), charged
+    because the sequencing needs them (``download="none"``: the uploads only). The last client of a step
+    sends ``(x, y)`` in one message, as with ``"none"``.
     """
 
     name = "OneKernelUCB"
+    BATCH = ("none", "fantasy")
 
     def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, kernel, lam=1.0,
-                 beta=1.0, variance_scale="ridge", tie_break="random", download="all", device="cpu"):
+                 beta=1.0, variance_scale="ridge", tie_break="random", download="all", device="cpu",
+                 batch="none"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
         if download not in ("all", "none"):
             raise ValueError(f"download must be 'all' or 'none', got {download!r}")
-        self.download = download
+        if batch not in self.BATCH:
+            raise ValueError(f"batch must be 'none' or 'fantasy', got {batch!r}")
+        self.download, self.batch = download, batch
         self.rngs = [np.random.default_rng(s) for s in seed.spawn(n_agents)]
         # the factor buffer is sized for one point per step up front (it still grows if more
         # clients act per step): no regrowth copies, and untouched zero pages cost no memory
         self.core = KernelUCBAgent(make_kernel(kernel), lam, beta, dim, self.rngs[0], variance_scale, tie_break,
                                    device=device, capacity=horizon)
 
+    def _fantasy(self, agents) -> bool:
+        return self.batch == "fantasy" and len(agents) > 1
+
     def select(self, t, agents, arms):
+        from ..comm import SERVER
+
         out = []
+        pending = PendingQueries(self.core) if self._fantasy(agents) else None
+        m = len(agents)
         for k, n in enumerate(agents):
             self.core.rng = self.rngs[n]
-            out.append(self.core.choose(arms.for_agent(k), arms.ids))
+            X = arms.for_agent(k)
+            out.append(self.core.choose(X, arms.ids, pending))
+            if pending is not None and k < m - 1:
+                pending.add(X, arms.ids, out[-1])
+                self.ledger.send(t, int(n), SERVER, "pending_x", self.d)
+                if self.download == "all":
+                    self.ledger.broadcast(t, "pending_x", self.d, n_receivers=m - 1 - k)
         return np.array(out)
 
     def update(self, t, agents, arms, choices, rewards):
         from ..comm import SERVER
 
+        fantasy, m = self._fantasy(agents), len(agents)
         for k, n in enumerate(agents):
             self.core.observe(arms.for_agent(k), arms.ids, choices[k], rewards[k])
+            if fantasy and k < m - 1:  # x went ahead in select (to the m − 1 − k clients still to choose)
+                self.ledger.send(t, int(n), SERVER, "raw_y", 1)
+                if self.download == "all":
+                    self.ledger.broadcast(t, "raw_y", 1, n_receivers=m - 1 - k)
+                    if self.N - m + k > 0:
+                        self.ledger.broadcast(t, "raw_point", self.d + 1, n_receivers=self.N - m + k)
+                continue
             self.ledger.send(t, int(n), SERVER, "raw_point", self.d + 1)
             if self.download == "all" and self.N > 1:
                 self.ledger.broadcast(t, "raw_point", self.d + 1, n_receivers=self.N - 1)

@@ -354,7 +354,8 @@ def method_config(method: str, protocol: str, env: str, knob: float, p: dict, ex
     if method == "N-KernelUCB":
         return "N-KernelUCB", {"kernel": kernel, "lam": lam, "beta": g, "variance_scale": vs}
     if method == "OneKernelUCB":
-        return "OneKernelUCB", {"kernel": kernel, "lam": lam, "beta": g, "variance_scale": vs, "device": "cpu"}
+        return "OneKernelUCB", {"kernel": kernel, "lam": lam, "beta": g, "variance_scale": vs, "device": "cpu",
+                                "batch": "fantasy" if sync else "none"}
     if method in ("DisLinUCB", "FedGLB-UCB"):
         d = _env_dim(env)
         return method, {"alpha": g, "D": knob * default_threshold("banditlib", T, N, d)}
