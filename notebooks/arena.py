@@ -89,8 +89,9 @@ ex.failures(res)   # runs that broke down numerically: listed here, left out of 
 #
 # Per protocol, environment and method: the g of the shared grid with the lowest mean R(T) on the tuning
 # runs (at the method's reference communication value). `same_query`: the synchronous rounds in which
-# every agent queried one candidate of a finite domain (OneKernelUCB's shared model, see the module
-# docstring).
+# every agent queried one candidate of a finite domain (OneKernelUCB's shared model; the arena runs its
+# synchronous agents with GP-BUCB's batch rule, `batch="fantasy"`, so that they condition on each other's
+# choices; see the module docstring).
 
 # %%
 pd.DataFrame([{"protocol": k[0], "env": k[1], "method": k[2], "g": v} for k, v in res.explore.items()]) \

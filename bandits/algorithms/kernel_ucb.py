@@ -121,9 +121,10 @@ class PendingQueries:
     Cost per pending point, never a refactorisation of the data's factor:
 
     * fixed finite domain (``ids`` given): a :meth:`CandidatePosterior.fork` of the agent's posterior
-      (its rows shared read-only, O(M) copied) conditioned on each pending candidate with
-      :meth:`CandidatePosterior.add` (O(n·M), one row ``u = c_{D∪P_<}(cand, p)/√(λ + σ²_{D∪P_<}(p))``,
-      ``σ² −= u²``; the pseudo-observation is the data's mean at ``p``, and the fork's mean is not used);
+      (its rows shared read-only when it is not itself a fork, as OneKernelUCB's is not; O(M) copied)
+      conditioned on each pending candidate with :meth:`CandidatePosterior.add` (O(n·M), one row
+      ``u = c_{D∪P_<}(cand, p)/√(λ + σ²_{D∪P_<}(p))``, ``σ² −= u²``; the pseudo-observation is the
+      data's mean at ``p``, and the fork's mean is not used);
     * fresh contexts (exact GP, CPU or torch): ``l_p = L⁻¹ k_D(p)`` is the chosen arm's column of the
       agent's last prediction, the pending block ``C_D(P, P) + λI = R Rᵀ`` gains one Cholesky row per
       pending point (O(m²)), and a query of q arms costs ``c_D(P, X) = k(P, X) − L_Pᵀ V`` with the
