@@ -31,6 +31,7 @@ from ..comm import CommLedger
 from ..estimators import CandidatePosterior, ExactGP, TorchExactGP, resolve_device
 from ..kernels import make_kernel
 from ..sim import Policy
+from ..validation import check, fail, one_of
 
 __all__ = ["argmax_ties", "ucb_width", "KernelUCBAgent", "NKernelUCB"]
 
@@ -49,7 +50,7 @@ def ucb_width(var: np.ndarray, lam: float, variance_scale: str) -> np.ndarray:
         return np.sqrt(np.maximum(var, 0.0))
     if variance_scale == "ridge":
         return np.sqrt(np.maximum(var, 0.0) / lam)
-    raise ValueError(f"variance_scale must be 'gp' or 'ridge', got {variance_scale!r}")
+    fail("variance_scale", variance_scale, one_of("gp", "ridge"))
 
 
 class KernelUCBAgent:
@@ -138,8 +139,7 @@ class OneKernelUCB(Policy):
     def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, kernel, lam=1.0,
                  beta=1.0, variance_scale="ridge", tie_break="random", download="all", device="cpu"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
-        if download not in ("all", "none"):
-            raise ValueError(f"download must be 'all' or 'none', got {download!r}")
+        check("download", download, one_of("all", "none"))
         self.download = download
         self.rngs = [np.random.default_rng(s) for s in seed.spawn(n_agents)]
         # the factor buffer is sized for one point per step up front (it still grows if more
