@@ -301,9 +301,6 @@ def _prepare(a, b, reps_a, reps_b, diverged, worse):
     return x, y, k, note
 
 
-_tq = t_quantile
-
-
 @lru_cache(maxsize=4096)
 def _binom_sf(k: int, n: int) -> float:
     from scipy.stats import binom
@@ -652,7 +649,7 @@ def fieller_interval(a, b, level: float = LEVEL) -> tuple[float, float, float]:
         return r, math.nan, math.nan
     c = np.cov(np.vstack([a, b]), ddof=1)
     saa, sbb, sab = float(c[0, 0]), float(c[1, 1]), float(c[0, 1])
-    q = _tq(0.5 + level / 2, n - 1) ** 2 / n
+    q = t_quantile(0.5 + level / 2, n - 1) ** 2 / n
     A = mb * mb - q * sbb
     B = ma * mb - q * sab
     Cc = ma * ma - q * saa
@@ -840,7 +837,7 @@ def compare_statistic(samples: dict, statistic, side: str = "<", threshold: floa
             with np.errstate(divide="ignore", invalid="ignore"):
                 jack = jackknife()
             se = math.sqrt((n - 1) / n * float(np.sum((jack - jack.mean()) ** 2)))
-            h = _tq(1 - alpha / 2, n - 1) * se
+            h = t_quantile(1 - alpha / 2, n - 1) * se
             fb = boots[np.isfinite(boots)]
             if not (math.isfinite(h) and math.isfinite(eff)) or fb.size < 0.9 * boots.size:
                 lo = hi = math.nan
@@ -985,7 +982,7 @@ def fit_slope(x, y, *, loglog: bool = True, level: float = LEVEL, se: str = "ols
         s, e = _ols(u, v)
         m = int(u.size)
         if math.isfinite(e):
-            h = _tq(0.5 + level / 2, m - 2) * e
+            h = t_quantile(0.5 + level / 2, m - 2) * e
             lo, hi = s - h, s + h
         else:
             lo = hi = math.nan
@@ -1019,7 +1016,7 @@ def fit_slope(x, y, *, loglog: bool = True, level: float = LEVEL, se: str = "ols
     e = math.sqrt((R - 1) / R * float(np.sum((jack - jack.mean()) ** 2)))
     if not math.isfinite(e) or b.size < 0.9 * n_boot:
         return SlopeFit(s, e, math.nan, math.nan, level, int(R), "jackknife-runs")
-    h = _tq(0.5 + level / 2, R - 1) * e
+    h = t_quantile(0.5 + level / 2, R - 1) * e
     plo, phi = (float(q) for q in np.quantile(b, [(1 - level) / 2, (1 + level) / 2]))
     lo, hi = min(s - h, plo), max(s + h, phi)
     if e > 0:
@@ -1211,7 +1208,7 @@ def power_table(ns=(3, 4, 5, 6, 10, 20), effects=(0.0, 1.0, 2.0), method: str | 
             for _ in range(n_sims):
                 d = _draw(rng, dist, n) - eff
                 k += compare_paired(d, np.zeros(n), "<", method=method, level=level, n_boot=500).verdict == "PASS"
-            tc = _tq(0.5 + level / 2, n - 1)
+            tc = t_quantile(0.5 + level / 2, n - 1)
             exact = float(nct.sf(tc, n - 1, eff * math.sqrt(n))) if eff else (1 - level) / 2
             rows.append({"n": int(n), "effect": float(eff), "pass": k / n_sims, "exact_t": exact})
     return rows
