@@ -36,6 +36,7 @@ from .envs import make_env
 from .experiments.common import loglog_slope, repo_root
 from .kernels import RBF
 from .sim import run_regret
+from .validation import check, rule
 
 
 def _per_round(step, T, checkpoints):
@@ -144,8 +145,7 @@ EXTRA_BENCHMARKS: dict[str, dict] = {
 def register_benchmark(name: str, fn, unit: str, owner: str = "") -> None:
     """Add or fill an entry of :data:`EXTRA_BENCHMARKS`: ``fn(device)`` with ``device`` "cpu" or
     "cuda" returns the cost in ``unit`` (milliseconds per agent-round, per iteration, ...)."""
-    if not callable(fn):
-        raise ValueError(f"register_benchmark: fn must be callable, got {fn!r}")
+    check("fn", fn, rule(callable, "callable"))
     EXTRA_BENCHMARKS[name] = {"fn": fn, "unit": unit, "owner": owner or name}
 
 

@@ -119,6 +119,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from .stats import MIN_RUNS, paired_t_interval, t_quantile, verdict_below
+from .validation import between, check, fail, integer, number, one_of, rule
+
 __all__ = ["LEVEL", "N_BOOT", "SEED", "MIN_RUNS", "METHODS", "DEFAULT_METHOD", "VERDICTS", "SIDES", "DIVERGED",
            "Comparison", "SlopeFit",
            "paired", "interval", "verdict", "equivalence_verdict", "compare_paired", "compare_unpaired",
@@ -131,7 +134,6 @@ LEVEL = 0.95
 N_BOOT = 10_000
 N_BOOT_T = 2_000  # resamples of the studentised part of compare_statistic (each needs n jackknife statistics)
 SEED = 11  # issue 11; fixed so that the same runs always give the same interval
-MIN_RUNS = 3
 METHODS = ("percentile", "bca", "sign", "wilcoxon", "t")
 #: What ``method=None`` means for a paired difference (issue 23: calibrated at small n).
 DEFAULT_METHOD = "t"
@@ -189,36 +191,29 @@ def method_label(method) -> str:
 
 # ------------------------------------------------------------------------------ checks of inputs
 def _check_level(level):
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise ValueError(f"parameter 'level' must be a number in (0, 1), got {level!r}")
+    check("level", level, rule(lambda v: not isinstance(v, bool) and isinstance(v, (int, float)) and 0 < v < 1,
+                               "a number in (0, 1)"))
 
 
 def _check_method(method, allowed=METHODS):
-    if method not in allowed:
-        raise ValueError(f"parameter 'method' must be one of {list(allowed)} or None (the calibrated default), "
-                         f"got {method!r}")
+    check("method", method, one_of(*allowed))
 
 
 def _check_side(side):
-    if side not in SIDES:
-        raise ValueError(f"parameter 'side' must be one of {list(SIDES)}, got {side!r}")
+    check("side", side, one_of(*SIDES))
 
 
 def _check_margin(side, margin):
     if margin is None:
         return 0.0
-    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(margin) or margin < 0:
-        raise ValueError(f"parameter 'margin' must be a finite number >= 0, got {margin!r}")
-    if side not in ("<=", ">="):
-        raise ValueError(f"parameter 'margin' only applies to '<=' and '>=' claims, got side {side!r}")
+    check("margin", margin, number(ge=0))
+    check("side", side, one_of("<=", ">="), note="a margin only applies to '<=' and '>=' claims")
     return float(margin)
 
 
 def _vec(name, x, finite: bool = True) -> np.ndarray:
     a = np.asarray(x, dtype=float).ravel()
-    if a.size == 0:
-        raise ValueError(f"parameter {name!r} must hold at least one run, got an empty array")
+    check(name, a, rule(lambda v: v.size > 0, "at least one run"))
     if finite and not np.all(np.isfinite(a)):
         raise ValueError(f"parameter {name!r} must be finite, got {a!r}; for diverged runs pass "
                          f"diverged='worst' or 'inconclusive' (never drop them)")
@@ -239,15 +234,13 @@ def paired(a, b, reps_a=None, reps_b=None, *, finite: bool = True) -> tuple[np.n
     """
     a, b = _vec("a", a, finite), _vec("b", b, finite)
     if reps_a is None and reps_b is None:
-        if a.shape != b.shape:
-            raise ValueError(f"paired samples need the same number of runs, got {a.size} and {b.size}; "
-                             "pass reps_a/reps_b to pair them by run index")
+        check("b", b, rule(lambda v: v.shape == a.shape, f"{a.size} runs, as many as 'a'"),
+              note="or pass reps_a/reps_b to pair them by run index")
         return a, b, np.arange(a.size)
     ra, rb = np.asarray(reps_a).ravel(), np.asarray(reps_b).ravel()
-    if ra.shape != a.shape or rb.shape != b.shape:
-        raise ValueError("parameters 'reps_a'/'reps_b' must give one run index per value")
-    if len(np.unique(ra)) != ra.size or len(np.unique(rb)) != rb.size:
-        raise ValueError("parameters 'reps_a'/'reps_b' must not repeat a run index")
+    for name, reps, x in (("reps_a", ra, a), ("reps_b", rb, b)):
+        check(name, reps, rule(lambda r: r.shape == x.shape, "one run index per value"),
+              rule(lambda r: len(np.unique(r)) == r.size, "run indices without repeats"))
     common = np.intersect1d(ra, rb)
     if common.size == 0:
         raise ValueError("the two samples share no run index; they cannot be paired")
@@ -274,10 +267,8 @@ def handle_diverged(a, b=None, policy: str = "error", worse: str = "higher"):
         runs with a diverged value, and a note ``"k of n runs diverged (A: i, B: j) ..."`` (``""``
         when none diverged).
     """
-    if policy not in DIVERGED:
-        raise ValueError(f"parameter 'diverged' must be one of {list(DIVERGED)}, got {policy!r}")
-    if worse not in ("higher", "lower"):
-        raise ValueError(f"parameter 'worse' must be 'higher' or 'lower', got {worse!r}")
+    check("policy", policy, one_of(*DIVERGED))
+    check("worse", worse, one_of("higher", "lower"))
     a = np.asarray(a, dtype=float).ravel().copy()
     b = None if b is None else np.asarray(b, dtype=float).ravel().copy()
     bad_a = ~np.isfinite(a)
@@ -304,18 +295,10 @@ def handle_diverged(a, b=None, policy: str = "error", worse: str = "higher"):
 
 def _prepare(a, b, reps_a, reps_b, diverged, worse):
     """Pair ``a`` and ``b`` under the diverged-run policy: ``(a, b, k_diverged, note)``."""
-    if diverged not in DIVERGED:
-        raise ValueError(f"parameter 'diverged' must be one of {list(DIVERGED)}, got {diverged!r}")
+    check("diverged", diverged, one_of(*DIVERGED))
     x, y, _ = paired(a, b, reps_a, reps_b, finite=diverged == "error")
     x, y, k, note = handle_diverged(x, y, diverged, worse)
     return x, y, k, note
-
-
-@lru_cache(maxsize=4096)
-def _tq(q: float, df: int) -> float:
-    from scipy.stats import t as student
-
-    return float(student.ppf(q, df))
 
 
 @lru_cache(maxsize=4096)
@@ -387,14 +370,6 @@ def _wilcoxon_interval(d, level):
     return hl, float(w[k - 1]), float(w[M - k])
 
 
-def _t_interval(d, level):
-    n = d.size
-    m = float(d.mean())
-    se = float(d.std(ddof=1) / math.sqrt(n))
-    h = _tq(0.5 + level / 2, n - 1) * se
-    return m, m - h, m + h
-
-
 def _bootstrap(samples, statistic, level, method, n_boot, seed):
     """Paired bootstrap interval of ``statistic(*samples, axis=-1)`` by :func:`scipy.stats.bootstrap`."""
     from scipy.stats import bootstrap
@@ -431,10 +406,10 @@ def interval(d, level: float = LEVEL, method: str | None = None, n_boot: int = N
         return _sign_interval(d, level)
     if method == "wilcoxon":
         return _wilcoxon_interval(d, level)
+    if method == "t":  # the one Student-t paired computation (bandits.stats), shared with the run code
+        return paired_t_interval(d, level)
     if np.all(d == d[0]):
         return float(d[0]), float(d[0]), float(d[0])
-    if method == "t":
-        return _t_interval(d, level)
     return (float(d.mean()),) + _bootstrap([d], _mean_stat, level, method, n_boot, seed)
 
 
@@ -453,7 +428,7 @@ def verdict(lo: float, hi: float, side: str = "<", threshold: float = 0.0, margi
         return "INCONCLUSIVE"
     t = threshold
     if side == "<":
-        return "PASS" if hi < t else "FAIL" if lo >= t else "INCONCLUSIVE"
+        return verdict_below(lo, hi, t)
     if side == "<=":
         return "PASS" if hi < t + m else "FAIL" if lo > t + m else "INCONCLUSIVE"
     if side == ">":
@@ -621,8 +596,7 @@ def compare_unpaired(a, b, side: str = "<", threshold: float = 0.0, *, label: st
     _check_level(level)
     _check_margin(side, margin)
     method = resolve_method(method, ("percentile", "bca", "t"))
-    if diverged not in DIVERGED:
-        raise ValueError(f"parameter 'diverged' must be one of {list(DIVERGED)}, got {diverged!r}")
+    check("diverged", diverged, one_of(*DIVERGED))
     a, b = _vec("a", a, diverged == "error"), _vec("b", b, diverged == "error")
     ka, kb = int(np.sum(~np.isfinite(a))), int(np.sum(~np.isfinite(b)))
     k, dnote = ka + kb, ""
@@ -675,7 +649,7 @@ def fieller_interval(a, b, level: float = LEVEL) -> tuple[float, float, float]:
         return r, math.nan, math.nan
     c = np.cov(np.vstack([a, b]), ddof=1)
     saa, sbb, sab = float(c[0, 0]), float(c[1, 1]), float(c[0, 1])
-    q = _tq(0.5 + level / 2, n - 1) ** 2 / n
+    q = t_quantile(0.5 + level / 2, n - 1) ** 2 / n
     A = mb * mb - q * sbb
     B = ma * mb - q * sab
     Cc = ma * ma - q * saa
@@ -711,10 +685,8 @@ def compare_ratio(a, b, side: str = "<", bound: float = 1.0, *, label: str = "A 
     m = _check_margin(side, margin)
     if method is not None:
         _check_method(method)
-    if statistic not in ("ratio_of_means", "mean_log_ratio"):
-        raise ValueError(f"parameter 'statistic' must be 'ratio_of_means' or 'mean_log_ratio', got {statistic!r}")
-    if not (isinstance(bound, (int, float)) and bound > 0):
-        raise ValueError(f"parameter 'bound' must be a ratio > 0, got {bound!r}")
+    check("statistic", statistic, one_of("ratio_of_means", "mean_log_ratio"))
+    check("bound", bound, rule(lambda v: isinstance(v, (int, float)) and v > 0, "a ratio > 0"))
     a, b, k, dnote = _prepare(a, b, reps_a, reps_b, diverged, worse)
     ok = np.isfinite(a) & np.isfinite(b)
     for name, x in (("a", a), ("b", b)):
@@ -773,14 +745,12 @@ def compare_equivalent(a, b=None, margin: float | None = None, *, ratio_bounds: 
         a: per-run values (or the per-run differences themselves when ``b`` is None), shape ``(n,)``.
         b: per-run values of the reference, shape ``(n,)``.
     """
-    if (margin is None) == (ratio_bounds is None):
-        raise ValueError("give exactly one of 'margin' (difference form) or 'ratio_bounds' (ratio form)")
+    check("ratio_bounds", ratio_bounds, rule(lambda r: (margin is None) != (r is None),
+                                             "given exactly when 'margin' is not (ratio form vs difference form)"))
     if ratio_bounds is not None:
         lo_b, hi_b = ratio_bounds
-        if not 0 < lo_b < hi_b:
-            raise ValueError(f"parameter 'ratio_bounds' must be (lo, hi) with 0 < lo < hi, got {ratio_bounds!r}")
-        if b is None:
-            raise ValueError("the ratio form needs both 'a' and 'b'")
+        check("lo_b", lo_b, between(0, hi_b))
+        check("b", b, rule(lambda v: v is not None, "given"), note="the ratio form")
         r = compare_ratio(a, b, "<", 1.0, label=label, level=level, method=method, n_boot=n_boot, seed=seed,
                           reps_a=reps_a, reps_b=reps_b, diverged=diverged, worse=worse)
         v = equivalence_verdict(r.lo, r.hi, lo_b, hi_b)
@@ -788,12 +758,10 @@ def compare_equivalent(a, b=None, margin: float | None = None, *, ratio_bounds: 
             v = "INCONCLUSIVE"
         return replace(r, verdict=v, side="in", threshold=math.nan, kind="equivalence", bounds=(lo_b, hi_b),
                        n_favour=None, p_sign=None)
-    if not (isinstance(margin, (int, float)) and margin >= 0):
-        raise ValueError(f"parameter 'margin' must be a number >= 0, got {margin!r}")
+    check("margin", margin, rule(lambda v: isinstance(v, (int, float)) and v >= 0, "a number >= 0"))
     method = resolve_method(method)
     if b is None:
-        if diverged not in DIVERGED:
-            raise ValueError(f"parameter 'diverged' must be one of {list(DIVERGED)}, got {diverged!r}")
+        check("diverged", diverged, one_of(*DIVERGED))
         d, _, k, dnote = handle_diverged(_vec("a", a, diverged == "error"), None, diverged, worse)
     else:
         x, y, k, dnote = _prepare(a, b, reps_a, reps_b, diverged, worse)
@@ -849,8 +817,8 @@ def compare_statistic(samples: dict, statistic, side: str = "<", threshold: floa
     names = list(samples)
     arrs = [np.asarray(samples[k], dtype=float) for k in names]
     n = arrs[0].shape[0]
-    if n == 0 or any(x.shape[0] != n for x in arrs):
-        raise ValueError("parameter 'samples' must give the same (non-zero) number of runs for every entry")
+    check("samples", samples, rule(lambda _: n > 0 and all(x.shape[0] == n for x in arrs),
+                                   "the same (non-zero) number of runs for every entry"))
     eff = float(np.asarray(statistic({k: x[None] for k, x in zip(names, arrs)})).ravel()[0])
 
     def jackknife():
@@ -869,7 +837,7 @@ def compare_statistic(samples: dict, statistic, side: str = "<", threshold: floa
             with np.errstate(divide="ignore", invalid="ignore"):
                 jack = jackknife()
             se = math.sqrt((n - 1) / n * float(np.sum((jack - jack.mean()) ** 2)))
-            h = _tq(1 - alpha / 2, n - 1) * se
+            h = t_quantile(1 - alpha / 2, n - 1) * se
             fb = boots[np.isfinite(boots)]
             if not (math.isfinite(h) and math.isfinite(eff)) or fb.size < 0.9 * boots.size:
                 lo = hi = math.nan
@@ -901,8 +869,7 @@ def compare_statistic(samples: dict, statistic, side: str = "<", threshold: floa
 def bonferroni_level(level: float, k: int) -> float:
     """The per-part level for an existential claim over ``k`` alternatives: ``1 − (1 − level)/k``."""
     _check_level(level)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"parameter 'k' must be an integer >= 1, got {k!r}")
+    check("k", k, integer(ge=1))
     return 1.0 - (1.0 - level) / k
 
 
@@ -919,10 +886,8 @@ def combine(parts, how: str = "all", label: str | None = None) -> Comparison:
     inconclusive one, else the first.
     """
     parts = list(parts)
-    if not parts:
-        raise ValueError("parameter 'parts' must hold at least one comparison")
-    if how not in ("all", "any"):
-        raise ValueError(f"parameter 'how' must be 'all' or 'any', got {how!r}")
+    check("parts", parts, rule(bool, "at least one comparison"))
+    check("how", how, one_of("all", "any"))
     vs = [p.verdict for p in parts]
     if how == "all":
         v = "PASS" if all(x == "PASS" for x in vs) else "FAIL" if "FAIL" in vs else "INCONCLUSIVE"
@@ -1006,11 +971,9 @@ def fit_slope(x, y, *, loglog: bool = True, level: float = LEVEL, se: str = "ols
     Non-positive points are dropped on a log–log fit (as :func:`~bandits.experiments.common.loglog_slope`).
     """
     _check_level(level)
-    if se not in ("ols", "bootstrap"):
-        raise ValueError(f"parameter 'se' must be 'ols' or 'bootstrap', got {se!r}")
+    check("se", se, one_of("ols", "bootstrap"))
     x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
-    if x.shape != y.shape:
-        raise ValueError(f"parameters 'x' and 'y' must have the same length, got {x.size} and {y.size}")
+    check("y", y, rule(lambda v: v.shape == x.shape, f"{x.size} values, as many as 'x'"))
     ok = np.isfinite(x) & np.isfinite(y)
     if loglog:
         ok &= (x > 0) & (y > 0)
@@ -1019,16 +982,13 @@ def fit_slope(x, y, *, loglog: bool = True, level: float = LEVEL, se: str = "ols
         s, e = _ols(u, v)
         m = int(u.size)
         if math.isfinite(e):
-            h = _tq(0.5 + level / 2, m - 2) * e
+            h = t_quantile(0.5 + level / 2, m - 2) * e
             lo, hi = s - h, s + h
         else:
             lo = hi = math.nan
         return SlopeFit(s, e, lo, hi, level, m, "ols")
-    if groups is None:
-        raise ValueError("se='bootstrap' needs 'groups' (the run index of every point)")
-    g = np.asarray(groups).ravel()
-    if g.shape != x.shape:
-        raise ValueError("parameter 'groups' must give one run index per point")
+    check("groups", groups, rule(lambda v: v is not None, "the run index of every point"), note="se='bootstrap'")
+    g = check("groups", np.asarray(groups).ravel(), rule(lambda v: v.shape == x.shape, "one run index per point"))
     xs = np.unique(x[np.isfinite(x)])
     runs = np.unique(g)
     Y = np.full((runs.size, xs.size), np.nan)
@@ -1056,7 +1016,7 @@ def fit_slope(x, y, *, loglog: bool = True, level: float = LEVEL, se: str = "ols
     e = math.sqrt((R - 1) / R * float(np.sum((jack - jack.mean()) ** 2)))
     if not math.isfinite(e) or b.size < 0.9 * n_boot:
         return SlopeFit(s, e, math.nan, math.nan, level, int(R), "jackknife-runs")
-    h = _tq(0.5 + level / 2, R - 1) * e
+    h = t_quantile(0.5 + level / 2, R - 1) * e
     plo, phi = (float(q) for q in np.quantile(b, [(1 - level) / 2, (1 + level) / 2]))
     lo, hi = min(s - h, plo), max(s + h, phi)
     if e > 0:
@@ -1075,8 +1035,7 @@ def slope_check(x, y, side: str = "<=", bound: float = 0.0, *, upper: float | No
     the bound does not pass a ``"<="`` claim without a ``margin``). ``rule="point"``: PASS/FAIL from
     the fitted slope alone, ignoring its uncertainty; an explicit opt-in only, not calibrated.
     """
-    if rule not in ("point", "interval"):
-        raise ValueError(f"parameter 'rule' must be 'point' or 'interval', got {rule!r}")
+    check("rule", rule, one_of("point", "interval"))
     fit = fit_slope(x, y, loglog=loglog, level=level, se=se, groups=groups, n_boot=n_boot, seed=seed)
     few = "fewer than 3 points" if not math.isfinite(fit.se) else ""
     if upper is not None:
@@ -1103,8 +1062,7 @@ def compare_slopes(xa, ya, xb, yb, side: str = "<", *, label: str = "slope A −
     """Slope of A minus slope of B (independent OLS fits), SE = √(SE_A² + SE_B²), Student interval on
     the Welch–Satterthwaite degrees of freedom (from m_A − 2 and m_B − 2). ``rule`` as in
     :func:`slope_check` (``"interval"`` by default)."""
-    if rule not in ("point", "interval"):
-        raise ValueError(f"parameter 'rule' must be 'point' or 'interval', got {rule!r}")
+    check("rule", rule, one_of("point", "interval"))
     _check_side(side)
     m = _check_margin(side, margin)
     fa = fit_slope(xa, ya, loglog=loglog, level=level)
@@ -1142,7 +1100,7 @@ def _draw(rng, dist, size):
         return rng.standard_t(2, size)
     if dist == "lognormal":
         return rng.lognormal(0.0, 1.0, size)
-    raise ValueError(f"parameter 'dist' must be one of {list(NULL_DISTS)}, got {dist!r}")
+    fail("dist", dist, one_of(*NULL_DISTS))
 
 
 def null_pass_rate(kind: str, n: int, dist: str = "normal", n_sims: int = 2000, seed: int = SEED,
@@ -1173,10 +1131,8 @@ def null_pass_rate(kind: str, n: int, dist: str = "normal", n_sims: int = 2000, 
         kinds: the share of PASS of the opposite claim), ``se`` the Monte-Carlo standard error of
         ``pass`` at its nominal rate (1 − level)/2.
     """
-    if kind not in _NULL_KINDS:
-        raise ValueError(f"parameter 'kind' must be one of {list(_NULL_KINDS)}, got {kind!r}")
-    if dist not in NULL_DISTS:
-        raise ValueError(f"parameter 'dist' must be one of {list(NULL_DISTS)}, got {dist!r}")
+    check("kind", kind, one_of(*_NULL_KINDS))
+    check("dist", dist, one_of(*NULL_DISTS))
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_NULL_KINDS.index(kind), int(n),
                                                                         NULL_DISTS.index(dist))))
     npass = nfail = 0
@@ -1222,7 +1178,7 @@ def null_pass_rate(kind: str, n: int, dist: str = "normal", n_sims: int = 2000, 
             d = 1.0 - effect + e
             r = compare_equivalent(d, margin=1.0, method=method, level=level, n_boot=n_boot)
         else:
-            raise ValueError(f"unknown kind {kind!r}")
+            fail("kind", kind, one_of(*_NULL_KINDS))
         npass += r.verdict == "PASS"
         nfail += r.verdict == "FAIL"
     alpha = (1 - level) / 2
@@ -1252,7 +1208,7 @@ def power_table(ns=(3, 4, 5, 6, 10, 20), effects=(0.0, 1.0, 2.0), method: str | 
             for _ in range(n_sims):
                 d = _draw(rng, dist, n) - eff
                 k += compare_paired(d, np.zeros(n), "<", method=method, level=level, n_boot=500).verdict == "PASS"
-            tc = _tq(0.5 + level / 2, n - 1)
+            tc = t_quantile(0.5 + level / 2, n - 1)
             exact = float(nct.sf(tc, n - 1, eff * math.sqrt(n))) if eff else (1 - level) / 2
             rows.append({"n": int(n), "effect": float(eff), "pass": k / n_sims, "exact_t": exact})
     return rows

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from .validation import between, check, fail, ge, one_of
 
 __all__ = ["Message", "CommLedger", "SERVER", "payload_size", "comm_curve", "CONVENTIONS"]
 
@@ -47,9 +48,11 @@ def comm_curve(up: np.ndarray, down: np.ndarray, n_agents: int, convention: str 
         return np.cumsum(up)
     if convention == "total":
         return np.cumsum(up + down)
-    raise ValueError(f"unknown convention {convention!r}; allowed: {', '.join(CONVENTIONS)}")
+    fail("convention", convention, one_of(*CONVENTIONS))
 
 SERVER = -1
+# rules checked on every message, built once
+_DIRECTION, _NON_NEGATIVE = one_of("up", "down"), ge(0)
 
 
 def payload_size(*arrays) -> int:
@@ -75,6 +78,7 @@ class CommLedger:
 
     def __init__(self, n_agents: int, horizon: int):
         self.n_agents, self.horizon = int(n_agents), int(horizon)
+        self._in_horizon = between(0, self.horizon, "left")
         self.messages: list[Message] = []
         # aggregated deliveries: (direction, kind) -> per-step scalars / per-step message counts
         self._agg_scalars: dict[tuple[str, str], np.ndarray] = {}
@@ -99,10 +103,8 @@ class CommLedger:
         Equivalent, for every aggregate of the ledger, to ``n_messages`` calls of :meth:`send`
         (peer-to-peer deliveries are ``"up"``, see the module docstring), but O(1) in memory.
         """
-        if direction not in ("up", "down"):
-            raise ValueError(f"direction must be 'up' or 'down', got {direction!r}")
-        if n_messages < 0:
-            raise ValueError(f"n_messages must be >= 0, got {n_messages}")
+        check("direction", direction, _DIRECTION)
+        check("n_messages", n_messages, _NON_NEGATIVE)
         self._check(t, scalars_each)
         key = (direction, str(kind))
         if key not in self._agg_scalars:
@@ -120,10 +122,8 @@ class CommLedger:
         return out
 
     def _check(self, t, scalars):
-        if not 0 <= t < self.horizon:
-            raise ValueError(f"message time {t} outside [0, {self.horizon})")
-        if scalars < 0:
-            raise ValueError(f"negative message size {scalars}")
+        check("t", t, self._in_horizon)
+        check("scalars", scalars, _NON_NEGATIVE)
 
     # -- aggregates --------------------------------------------------------------------------
     def per_step(self, direction: str, kind: str | None = None) -> np.ndarray:

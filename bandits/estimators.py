@@ -27,6 +27,7 @@ import numpy as np
 
 from .kernels import Kernel
 from .linalg import cholesky_jitter, solve_lower
+from .validation import check, gt, one_of
 
 __all__ = [
     "CandidatePosterior",
@@ -56,8 +57,7 @@ class CandidatePosterior:
     """
 
     def __init__(self, kernel: Kernel, X: np.ndarray, lam: float, capacity: int = 64):
-        if lam <= 0:
-            raise ValueError(f"lam must be > 0, got {lam}")
+        check("lam", lam, gt(0))
         self.kernel, self.X, self.lam = kernel, np.asarray(X, dtype=float), float(lam)
         M = self.X.shape[0]
         self.kdiag = kernel.diag(self.X)
@@ -142,8 +142,7 @@ class ExactGP:
     block = 512  # rows per block of the forward substitution
 
     def __init__(self, kernel: Kernel, lam: float, dim: int, capacity: int = 64):
-        if lam <= 0:
-            raise ValueError(f"lam must be > 0, got {lam}")
+        check("lam", lam, gt(0))
         self.kernel, self.lam = kernel, float(lam)
         self._X = np.zeros((capacity, dim))
         self._L = np.zeros((capacity, capacity))
@@ -425,8 +424,7 @@ def resolve_device(device: str = "auto") -> str:
     """``"cpu"`` (numpy), ``"torch-cpu"``, ``"cuda"``; ``"auto"`` picks ``"cuda"`` when torch sees a
     GPU and ``"cpu"`` otherwise. Experiments resolve the device before building run configs, so it
     is part of the cache key."""
-    if device not in ("auto", "cpu", "torch-cpu", "cuda"):
-        raise ValueError(f"device must be one of auto, cpu, torch-cpu, cuda; got {device!r}")
+    check("device", device, one_of("auto", "cpu", "torch-cpu", "cuda"))
     if device != "auto":
         return device
     try:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
+from .validation import between, check, fail, integer, le, one_of, rule
 
 __all__ = [
     "Network",
@@ -80,12 +81,9 @@ SNAP_LABELS = {
 # --------------------------------------------------------------------------------------------------
 def _check_nodes(G: nx.Graph) -> int:
     V = G.number_of_nodes()
-    if V == 0:
-        raise ValueError("graph G must have at least one node")
-    if set(G.nodes) != set(range(V)):
-        raise ValueError("graph G must have nodes 0..V-1 (use relabel_consecutive)")
-    if G.is_directed():
-        raise ValueError("graph G must be undirected")
+    check("G", G, rule(lambda g: V > 0, "a graph with at least one node"),
+          rule(lambda g: set(g.nodes) == set(range(V)), "a graph with nodes 0..V-1 (use relabel_consecutive)"),
+          rule(lambda g: not g.is_directed(), "undirected"))
     return V
 
 
@@ -93,8 +91,8 @@ def relabel_consecutive(G: nx.Graph, order=None) -> nx.Graph:
     """Copy of ``G`` with nodes relabelled ``0..V-1`` (in ``order``, default sorted node order); the
     original label is kept as node attribute ``"orig"``. Self-loops are dropped."""
     nodes = list(order) if order is not None else sorted(G.nodes)
-    if len(nodes) != G.number_of_nodes() or set(nodes) != set(G.nodes):
-        raise ValueError("order must list every node of G exactly once")
+    check("order", nodes, rule(lambda o: len(o) == G.number_of_nodes() and set(o) == set(G.nodes),
+                               "a list of every node of G, each once"))
     index = {u: i for i, u in enumerate(nodes)}
     H = nx.Graph()
     H.add_nodes_from((i, {"orig": u}) for i, u in enumerate(nodes))
@@ -135,12 +133,11 @@ def default_gamma(diameter: int, rounding: str = "floor") -> int:
         return max(1, int(diameter) // 2)
     if rounding == "ceil":
         return max(1, -(-int(diameter) // 2))
-    raise ValueError(f"gamma rounding must be 'floor' or 'ceil', got {rounding!r}")
+    fail("rounding", rounding, one_of("floor", "ceil"))
 
 
 def _check_gamma(gamma) -> int:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, np.integer)) or gamma < 1:
-        raise ValueError(f"gamma (message lifetime in hops) must be an integer >= 1, got {gamma!r}")
+    check("gamma", gamma, integer(ge=1), note="the message lifetime in hops")
     return int(gamma)
 
 
@@ -212,8 +209,7 @@ def greedy_weighted_mis(adj: np.ndarray, weights) -> np.ndarray:
     """
     adj = np.asarray(adj, dtype=bool)
     w = np.asarray(weights, dtype=float)
-    if w.shape != (adj.shape[0],):
-        raise ValueError(f"weights must have shape ({adj.shape[0]},), got {w.shape}")
+    check("weights", w, rule(lambda x: x.shape == (adj.shape[0],), f"a ({adj.shape[0]},) array"))
     order = np.lexsort((np.arange(len(w)), -w))
     blocked = np.zeros(len(w), dtype=bool)
     chosen = []
@@ -257,8 +253,8 @@ def assign_centres(adj: np.ndarray, centres) -> np.ndarray:
     periph = centre_of < 0
     if np.any(periph & ~has):
         bad = np.nonzero(periph & ~has)[0]
-        raise ValueError(f"centres do not dominate the graph: nodes {bad[:10].tolist()} have no "
-                         "adjacent centre (pass a maximal independent set)")
+        fail("centres", centres, "a dominating set (a maximal independent set)",
+             note=f"nodes {bad[:10].tolist()} have no adjacent centre")
     centre_of[periph] = ranked[first[periph]]
     return centre_of
 
@@ -312,8 +308,7 @@ def exact_clique_cover_number(G_or_adj, max_nodes: int = 60) -> int:
     """
     adj = _as_adjacency(G_or_adj)
     V = adj.shape[0]
-    if V > max_nodes:
-        raise ValueError(f"exact_clique_cover_number: V = {V} exceeds max_nodes = {max_nodes}")
+    check("V", V, le(max_nodes))
     comp = ~adj
     np.fill_diagonal(comp, False)
     H = _graph_from_adjacency(comp)
@@ -362,8 +357,7 @@ def _as_adjacency(G_or_adj) -> np.ndarray:
         np.fill_diagonal(A, False)
         return A
     A = np.asarray(G_or_adj, dtype=bool).copy()
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"adjacency must be a square matrix, got shape {A.shape}")
+    check("adjacency", A, rule(lambda a: a.ndim == 2 and a.shape[0] == a.shape[1], "a square matrix"))
     np.fill_diagonal(A, False)
     return A
 
@@ -398,14 +392,11 @@ class Network:
 
     def __post_init__(self):
         V = self.dist.shape[0]
-        if self.dist.shape != (V, V) or self.dist.dtype != np.int64:
-            raise ValueError(f"dist must be a (V, V) int64 array, got {self.dist.shape} {self.dist.dtype}")
+        check("dist", self.dist, rule(lambda a: a.shape == (V, V) and a.dtype == np.int64, "a (V, V) int64 array"))
         _check_gamma(self.gamma)
         for name, arr, shape in (("clique_of", self.clique_of, (V,)), ("centre_of", self.centre_of, (V,))):
-            if arr.shape != shape or arr.dtype != np.int64:
-                raise ValueError(f"{name} must be a ({V},) int64 array, got {arr.shape} {arr.dtype}")
-        if self.centres.ndim != 1 or self.centres.dtype != np.int64:
-            raise ValueError("centres must be a 1-d int64 array")
+            check(name, arr, rule(lambda a: a.shape == shape and a.dtype == np.int64, f"a ({V},) int64 array"))
+        check("centres", self.centres, rule(lambda a: a.ndim == 1 and a.dtype == np.int64, "a 1-d int64 array"))
         for arr in (self.dist, self.clique_of, self.centres, self.centre_of):
             arr.setflags(write=False)
 
@@ -486,19 +477,16 @@ def _check_rng(rng) -> np.random.Generator:
 
 
 def _check_V(V, G: nx.Graph | None = None) -> int:
-    if isinstance(V, bool) or not isinstance(V, (int, np.integer)) or V < 1:
-        raise ValueError(f"V (number of nodes to sample) must be an integer >= 1, got {V!r}")
-    if G is not None and V > G.number_of_nodes():
-        raise ValueError(f"V = {V} exceeds the {G.number_of_nodes()} nodes of the largest connected "
-                         "component")
+    check("V", V, integer(ge=1), note="the number of nodes to sample")
+    if G is not None:
+        check("V", V, le(G.number_of_nodes()), note="the nodes of the largest connected component")
     return int(V)
 
 
 def largest_component(G: nx.Graph) -> nx.Graph:
     """The largest connected component (ties: the one with the smallest node), relabelled
     ``0..n-1`` in sorted order of the original labels (kept in ``"orig"``)."""
-    if G.number_of_nodes() == 0:
-        raise ValueError("graph G is empty")
+    check("G", G, rule(lambda g: g.number_of_nodes() > 0, "a non-empty graph"))
     comps = list(nx.connected_components(G))
     best = max(comps, key=lambda c: (len(c), -min(c)))
     return relabel_consecutive(G.subgraph(best))
@@ -559,8 +547,7 @@ def random_walk_subsample(G: nx.Graph, V: int, rng: np.random.Generator, restart
     visit.
     """
     rng = _check_rng(rng)
-    if not 0.0 <= restart < 1.0:
-        raise ValueError(f"restart probability must be in [0, 1), got {restart}")
+    check("restart", restart, between(0.0, 1.0, "left"))
     H = largest_component(G)
     V = _check_V(V, H)
     stall_limit = 100 * V if max_stall is None else int(max_stall)
@@ -595,7 +582,7 @@ def subsample(G: nx.Graph, V: int, rng: np.random.Generator, method: str = "bfs"
         return bfs_subsample(G, V, rng)
     if method == "rw":
         return random_walk_subsample(G, V, rng, restart=restart)
-    raise ValueError(f"sampler must be one of {SAMPLERS}, got {method!r}")
+    fail("sampler", method, one_of(*SAMPLERS))
 
 
 def connected_erdos_renyi(n: int, p: float, rng: np.random.Generator, max_tries: int = 1000) -> nx.Graph:
@@ -603,8 +590,7 @@ def connected_erdos_renyi(n: int, p: float, rng: np.random.Generator, max_tries:
     connected Erdős–Rényi networks of size V = 200 with p = 0.7")."""
     rng = _check_rng(rng)
     n = _check_V(n)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p (edge probability) must be in [0, 1], got {p}")
+    check("p", p, between(0.0, 1.0, "both"))
     for _ in range(int(max_tries)):
         G = nx.gnp_random_graph(n, p, seed=rng)
         if nx.is_connected(G):
@@ -615,8 +601,7 @@ def connected_erdos_renyi(n: int, p: float, rng: np.random.Generator, max_tries:
 def mycielski(k: int) -> nx.Graph:
     """The ``k``-th Mycielski graph ``M_k`` (networkx; triangle-free, chromatic number ``k``; 23 nodes
     for k = 5, 47 for k = 6)."""
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    check("k", k, rule(lambda v: isinstance(v, (int, np.integer)) and v >= 1, "an integer >= 1"))
     return nx.mycielski_graph(int(k))
 
 
@@ -666,7 +651,7 @@ def _snap_graph(name: str, lang: str, root, verify: bool):
     elif name == "as733":
         g = D.load_as733(root=root, verify=verify)
     else:
-        raise ValueError(f"SNAP graph name must be one of {SNAP_GRAPHS}, got {name!r}")
+        fail("name", name, one_of(*SNAP_GRAPHS))
     return g
 
 
@@ -689,8 +674,7 @@ def load_snap_graph(name: str, *, lang: str = "ENGB", root=None, verify: bool = 
         verify: check the sha256 against the registry.
         largest_cc: keep only the largest connected component.
     """
-    if name not in SNAP_GRAPHS:
-        raise ValueError(f"SNAP graph name must be one of {SNAP_GRAPHS}, got {name!r}")
+    check("name", name, one_of(*SNAP_GRAPHS))
     lang = str(lang).upper()
     g = _cached_snap_graph(name, lang, None if root is None else str(root), bool(verify),
                            _snap_stat_key(name, lang, root))

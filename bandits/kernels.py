@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial.distance import cdist
+from .validation import check, fail, ge, gt, keys_in, one_of, rule
 
 __all__ = ["sqdist", "Kernel", "RBF", "Matern", "Linear", "Product", "make_kernel"]
 
@@ -57,14 +58,13 @@ class RBF(Kernel):
     variance: float = 1.0
 
     def __post_init__(self):
-        if not self.lengthscale > 0 or not self.variance > 0:
-            raise ValueError(f"RBF needs lengthscale > 0 and variance > 0, got {self}")
+        check("lengthscale", self.lengthscale, gt(0))
+        check("variance", self.variance, gt(0))
 
     @classmethod
     def from_gamma(cls, gamma: float, variance: float = 1.0) -> "RBF":
         """``exp(−γ‖x − x'‖²)`` as used by Async-KernelUCB: ``ℓ = 1/√(2γ)``."""
-        if not gamma > 0:
-            raise ValueError(f"RBF.from_gamma needs gamma > 0, got {gamma}")
+        check("gamma", gamma, gt(0))
         return cls(lengthscale=1.0 / np.sqrt(2.0 * gamma), variance=variance)
 
     def __call__(self, X, Y=None):
@@ -87,10 +87,9 @@ class Matern(Kernel):
     variance: float = 1.0
 
     def __post_init__(self):
-        if self.nu not in (0.5, 1.5, 2.5):
-            raise ValueError(f"Matern nu must be one of 0.5, 1.5, 2.5, got {self.nu}")
-        if not self.lengthscale > 0 or not self.variance > 0:
-            raise ValueError(f"Matern needs lengthscale > 0 and variance > 0, got {self}")
+        check("nu", self.nu, one_of(0.5, 1.5, 2.5))
+        check("lengthscale", self.lengthscale, gt(0))
+        check("variance", self.variance, gt(0))
 
     def __call__(self, X, Y=None):
         Y = X if Y is None else Y
@@ -121,8 +120,8 @@ class Linear(Kernel):
     bias: float = 0.0
 
     def __post_init__(self):
-        if not self.variance > 0 or self.bias < 0:
-            raise ValueError(f"Linear needs variance > 0 and bias >= 0, got {self}")
+        check("variance", self.variance, gt(0))
+        check("bias", self.bias, ge(0))
 
     def __call__(self, X, Y=None):
         X = np.atleast_2d(X)
@@ -168,15 +167,13 @@ def make_kernel(spec: dict | Kernel) -> Kernel:
     """Build a kernel from ``spec`` (the output of ``Kernel.spec()``), or return a Kernel as is."""
     if isinstance(spec, Kernel):
         return spec
-    if not isinstance(spec, dict) or "name" not in spec:
-        raise ValueError(f"kernel spec must be a dict with a 'name' in {_NAMES}, got {spec!r}")
+    check("spec", spec, rule(lambda s: isinstance(s, dict) and "name" in s, f"a dict with a 'name' in {_NAMES}"))
     p = dict(spec)
     name = p.pop("name")
     allowed = {"rbf": {"lengthscale", "variance", "gamma"}, "matern": {"nu", "lengthscale", "variance"},
                "linear": {"variance", "bias"}, "product": {"first", "second", "split"}}
-    if name in allowed and set(p) - allowed[name]:
-        raise ValueError(f"unknown {name} kernel parameters {sorted(set(p) - allowed[name])}; "
-                         f"allowed: {sorted(allowed[name])}")
+    if name in allowed:
+        check(f"{name} kernel parameters", p, keys_in(*allowed[name]))
     if name == "rbf":
         if "gamma" in p:
             return RBF.from_gamma(p.pop("gamma"), **p)
@@ -187,4 +184,4 @@ def make_kernel(spec: dict | Kernel) -> Kernel:
         return Linear(**p)
     if name == "product":
         return Product(make_kernel(p["first"]), make_kernel(p["second"]), int(p["split"]))
-    raise ValueError(f"unknown kernel name {name!r}; allowed: {', '.join(_NAMES)}")
+    fail("name", name, one_of(*_NAMES))

@@ -37,6 +37,7 @@ the simulator counts them too (``transmissions``), the ledger charges deliveries
 from __future__ import annotations
 
 import numpy as np
+from .validation import between, check, ge, le, one_of, rule
 
 __all__ = ["usable_delays", "visible_set", "deliveries_per_round", "MessageSimulator",
            "CumulativeStatsBuffer", "check_gamma"]
@@ -50,8 +51,7 @@ def check_gamma(gamma) -> int:
 
 
 def _check_extra(extra_delay) -> int:
-    if extra_delay not in (0, 1):
-        raise ValueError(f"extra_delay must be 0 or 1, got {extra_delay!r}")
+    check("extra_delay", extra_delay, one_of(0, 1))
     return int(extra_delay)
 
 
@@ -67,8 +67,7 @@ def usable_delays(dist: np.ndarray, gamma: int, extra_delay: int = 0) -> np.ndar
     """
     gamma, e = check_gamma(gamma), _check_extra(extra_delay)
     dist = np.asarray(dist, dtype=np.int64)
-    if dist.ndim != 2 or dist.shape[0] != dist.shape[1]:
-        raise ValueError(f"dist must be a square (V, V) array, got shape {dist.shape}")
+    check("dist", dist, rule(lambda a: a.ndim == 2 and a.shape[0] == a.shape[1], "a square (V, V) array"))
     tau = np.maximum(dist, 1) + e * (dist > 0)
     tau[(dist < 0) | (dist > gamma)] = -1
     np.fill_diagonal(tau, 1)
@@ -157,8 +156,7 @@ class MessageSimulator:
 
     def usable(self, v: int, t: int) -> set[tuple[int, int]]:
         """Observations ``(u, s)`` agent ``v`` may use at decision round ``t`` (needs ``t ≤ self.t``)."""
-        if t > self.t:
-            raise ValueError(f"round {t} not simulated yet (at {self.t})")
+        check("t", t, le(self.t))
         own = {(v, s) for s in range(t)}
         got = {(u, s) for (s, u), r in self.arrived[v].items() if r <= t - 1 - self.e}
         return own | got
@@ -179,8 +177,7 @@ class CumulativeStatsBuffer:
     """
 
     def __init__(self, shapes: dict, n_sources: int, depth: int):
-        if depth < 1:
-            raise ValueError(f"depth must be >= 1, got {depth}")
+        check("depth", depth, ge(1))
         self.depth, self.V = int(depth), int(n_sources)
         self.buf = {k: np.zeros((self.depth, self.V) + tuple(s)) for k, s in shapes.items()}
         self.last = -1  # last round pushed
@@ -201,8 +198,7 @@ class CumulativeStatsBuffer:
         """Ring index of round ``s`` (``None`` for ``s < 0``: nothing yet)."""
         if s < 0:
             return None
-        if s > self.last or s <= self.last - self.depth:
-            raise ValueError(f"round {s} not in the buffer (rounds {self.last - self.depth + 1}..{self.last})")
+        check("s", s, between(self.last - self.depth, self.last, "right"), note="the rounds in the buffer")
         return s % self.depth
 
     def read(self, name: str, s: int) -> np.ndarray:

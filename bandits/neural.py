@@ -96,6 +96,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from .validation import check, check_all, fail, ge, gt, one_of, optional, rule
 
 __all__ = [
     "INITS",
@@ -118,6 +119,7 @@ INITS = ("official", "ntk")
 FEATURE_SCALES = ("raw", "sqrt_m")
 OBJECTIVES = ("official", "paper")
 GRAD_METHODS = ("auto", "closed_form", "func")
+_GRAD_METHOD, _FEATURE_SCALE = one_of(*GRAD_METHODS), one_of(*FEATURE_SCALES)  # checked at every step
 LOSS_REDUCTIONS = ("mean", "sum")
 REG_SCALES = ("code", "paper")
 REG_TARGETS = ("zero", "theta0")
@@ -131,9 +133,9 @@ def torch_device(device="auto") -> torch.device:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device in ("cpu", "cuda") or (isinstance(device, str) and device.startswith("cuda:")):
         if device.startswith("cuda") and not torch.cuda.is_available():
-            raise ValueError(f"device={device!r} requested but torch sees no CUDA device")
+            fail("device", device, one_of("auto", "cpu"), note="torch sees no CUDA device")
         return torch.device(device)
-    raise ValueError(f"device must be 'auto', 'cpu' or 'cuda'; got {device!r}")
+    fail("device", device, "'auto', 'cpu', 'cuda' or 'cuda:<n>'")
 
 
 def make_generator(seed) -> torch.Generator:
@@ -186,16 +188,13 @@ class MLP:
 
     def __init__(self, dim: int, width: int = 20, depth: int = 1, init: str = "official",
                  dtype=torch.float64, device="auto"):
-        if int(dim) < 1:
-            raise ValueError(f"dim must be >= 1, got {dim}")
-        if int(width) < 1:
-            raise ValueError(f"width must be >= 1, got {width}")
-        if int(depth) < 1:
-            raise ValueError(f"depth (hidden layers) must be >= 1, got {depth}")
-        if init not in INITS:
-            raise ValueError(f"init must be one of {INITS}, got {init!r}")
-        if init == "ntk" and (dim % 2 or width % 2):
-            raise ValueError(f"init='ntk' needs even dim and width (mirrored blocks), got dim={dim}, width={width}")
+        check("dim", int(dim), ge(1))
+        check("width", int(width), ge(1))
+        check("depth", int(depth), ge(1))
+        check("init", init, one_of(*INITS))
+        if init == "ntk":
+            even = rule(lambda n: not n % 2, "even")
+            check_all(dim=(dim, even), width=(width, even))
         self.d, self.m, self.depth, self.init = int(dim), int(width), int(depth), init
         self.bias = init == "official"
         self.out_scale = math.sqrt(self.m) if init == "ntk" else 1.0
@@ -283,14 +282,13 @@ class MLP:
         Returns:
             (n, p0) or (B, n, p0), in the flat parameter order.
         """
-        if method not in GRAD_METHODS:
-            raise ValueError(f"method must be one of {GRAD_METHODS}, got {method!r}")
+        check("method", method, _GRAD_METHOD)
         X = to_tensor(X, self.device, self.dtype)
         if method == "auto":
             method = "closed_form" if self.depth == 1 else "func"
         if method == "closed_form":
             if self.depth != 1:
-                raise ValueError("method='closed_form' exists for one hidden layer only (depth=1); use 'func'")
+                fail("method", method, one_of("func", "auto"), note="'closed_form' exists for depth=1 only")
             return self._grads_closed_form(theta, X)
         from torch.func import grad, vmap
 
@@ -318,8 +316,7 @@ class MLP:
 
     def features(self, theta: torch.Tensor, X, feature_scale: str = "raw", method: str = "auto") -> torch.Tensor:
         """NTK features ``φ(x) = g(x; θ)`` ("raw", code) or ``g(x; θ)/√m`` ("sqrt_m", paper)."""
-        if feature_scale not in FEATURE_SCALES:
-            raise ValueError(f"feature_scale must be one of {FEATURE_SCALES}, got {feature_scale!r}")
+        check("feature_scale", feature_scale, _FEATURE_SCALE)
         G = self.per_sample_grads(theta, X, method)
         return G / math.sqrt(self.m) if feature_scale == "sqrt_m" else G
 
@@ -364,8 +361,7 @@ class MLP:
         """:meth:`features` (the closed form of :meth:`per_sample_grads`) as a float64 numpy array,
         computed in numpy for one hidden layer on the CPU, else through :meth:`features`.
         theta (p0,), X (n, d) → (n, p0); theta (B, p0), X (B, n, d) → (B, n, p0)."""
-        if feature_scale not in FEATURE_SCALES:
-            raise ValueError(f"feature_scale must be one of {FEATURE_SCALES}, got {feature_scale!r}")
+        check("feature_scale", feature_scale, _FEATURE_SCALE)
         if not self._numpy_ok(theta):
             return to_numpy(self.features(theta, X, feature_scale)).astype(np.float64, copy=False)
         X, a, w2, b2 = self._np_preact(theta, X)
@@ -394,7 +390,7 @@ class MLP:
             method = "closed_form" if self.depth == 1 else "func"
         if method == "closed_form":
             if self.depth != 1:
-                raise ValueError("method='closed_form' exists for one hidden layer only (depth=1); use 'func'")
+                fail("method", method, one_of("func", "auto"), note="'closed_form' exists for depth=1 only")
             (W1, b1), (w2, b2) = self._layers(theta)
             a = X @ W1.transpose(-1, -2)
             if b1 is not None:
@@ -414,7 +410,7 @@ class MLP:
                 parts.append(r.sum(-1, keepdim=True))
             return torch.cat(parts, dim=-1)
         if method != "func":
-            raise ValueError(f"method must be one of {GRAD_METHODS}, got {method!r}")
+            fail("method", method, one_of(*GRAD_METHODS))
         from torch.func import grad, vmap
 
         def data_loss(th, Xb, yb):
@@ -447,19 +443,14 @@ class TrainConfig:
     reg_target: str | None = None
 
     def __post_init__(self):
-        if int(self.steps) < 0:
-            raise ValueError(f"steps must be >= 0, got {self.steps}")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be > 0, got {self.lr}")
-        if not self.lam >= 0:
-            raise ValueError(f"lam must be >= 0, got {self.lam}")
-        if self.objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
+        check("steps", int(self.steps), ge(0))
+        check("lr", self.lr, gt(0))
+        check("lam", self.lam, ge(0))
+        check("objective", self.objective, one_of(*OBJECTIVES))
         for name, allowed in (("loss_reduction", LOSS_REDUCTIONS), ("reg_scale", REG_SCALES),
                               ("reg_target", REG_TARGETS)):
             v = getattr(self, name)
-            if v is not None and v not in allowed:
-                raise ValueError(f"{name} must be one of {allowed} or None, got {v!r}")
+            check(name, v, optional(one_of(*allowed)))
 
     def resolved(self) -> tuple[str, str, str]:
         preset = ("mean", "code", "zero") if self.objective == "official" else ("sum", "paper", "theta0")
@@ -499,21 +490,19 @@ def train_full_batch(mlp: MLP, theta: torch.Tensor, X, y, config: TrainConfig,
     c_data = 2.0 / n if red == "mean" else 1.0
     c_reg = config.lam / n if scale == "code" else mlp.m * config.lam
     if target == "theta0":
-        if theta0 is None:
-            raise ValueError("reg_target='theta0' needs theta0")
+        check("theta0", theta0, rule(lambda t: t is not None, "given"), note="reg_target='theta0'")
         ref = theta0
     else:
         ref = None
     if method == "auto":
         method = "closed_form" if mlp.depth == 1 else "func"
-    if engine not in ("auto", "torch", "numpy"):
-        raise ValueError(f"engine must be 'auto', 'torch' or 'numpy', got {engine!r}")
+    check("engine", engine, one_of("auto", "torch", "numpy"))
     if method == "closed_form" and mlp.depth == 1:
         if engine == "auto":
             engine = "numpy" if theta.device.type == "cpu" else "torch"
         if engine == "numpy":
             if theta.device.type != "cpu":
-                raise ValueError("engine='numpy' needs CPU tensors")
+                fail("engine", engine, one_of("auto", "torch"), note="'numpy' needs CPU tensors")
             _train_one_hidden_layer_numpy(mlp, theta, X, y, int(config.steps), float(config.lr), c_data, c_reg,
                                           ref)
             return theta

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from .validation import check, one_of
 
 __all__ = ["setup_style", "PALETTE", "color_for", "BANDS", "BAND_TEXT", "mean_band", "band_plot", "final_points",
            "save_figure"]
@@ -60,8 +61,7 @@ def mean_band(runs: np.ndarray, band: str = "se", bounds: tuple | None = None, l
         ``(mean, lower, upper)``, each shape ``(n_points,)`` (lower = upper = mean with one run
         or ``band="none"``).
     """
-    if band not in BANDS:
-        raise ValueError(f"parameter 'band' must be one of {list(BANDS)}, got {band!r}")
+    check("band", band, one_of(*BANDS))
     runs = np.atleast_2d(np.asarray(runs, dtype=float))
     n = runs.shape[0]
     mean = runs.mean(axis=0)

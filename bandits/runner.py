@@ -47,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from .validation import check, fail, ge, one_of, optional, rule
 
 __all__ = ["run_cell", "run_regret_cell", "RunContext", "canonical", "run_pure_exploration_on", "run_key", "arithmetic_path", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
            "run_seeds", "validate_backend", "resolve_scheduler", "check_workers", "worker_identity",
@@ -82,14 +83,14 @@ def _json_default(o):
 _FINGERPRINT: str | None = None
 
 
-#: Modules that never run inside a cell (figures, the claims' statistics, reports, benchmarks, the
-#: notebooks' set-up and finish), as paths relative to the package: editing them does not invalidate
-#: cached runs. Besides these, every module named ``claims.py``,
+#: Modules that never run inside a cell (figures, reports, benchmarks, the notebooks' set-up and
+#: finish), as paths relative to the package: editing them does not invalidate cached runs. Besides
+#: these, every module named ``claims.py`` (the claims' statistics ``bandits/claims.py`` among them),
 #: ``plots.py``, ``<name>_claims.py`` or ``<name>_plots.py`` anywhere in the package is left out
 #: (:func:`in_runs`): an experiment's claims and figures live there, so a claim's text, threshold or
 #: statistic can change without recomputing a run. ``tests/test_package_structure.py`` checks that no module the
 #: fingerprint covers imports one it leaves out (else a run could depend on code outside its key).
-NOT_IN_RUNS = ("bench.py", "claims.py", "plotting.py", "report.py", "experiments/notebook.py")
+NOT_IN_RUNS = ("bench.py", "plotting.py", "report.py", "experiments/notebook.py")
 _NOT_IN_RUNS_NAMES = ("claims.py", "plots.py")
 _NOT_IN_RUNS_SUFFIXES = ("_claims.py", "_plots.py")
 
@@ -251,11 +252,10 @@ def run_regret_cell(config: dict, seed: int, rep: int, *, make_env=None, policy_
     from .sim import run_regret
 
     N, T = int(config["N"]), int(config["T"])
-    if N < 1 or T < 1:
-        raise ValueError(f"N and T must be >= 1, got N={N}, T={T}")
+    check("N", N, ge(1))
+    check("T", T, ge(1))
     on_divergence = config.get("on_divergence", "raise")
-    if on_divergence not in ("raise", "record"):
-        raise ValueError(f"config 'on_divergence' must be 'raise' or 'record', got {on_divergence!r}")
+    check("on_divergence", on_divergence, one_of("raise", "record"))
     env = (make_env or _make_env)(config["env"], config.get("env_seed", 0))
     env_ss, alg_ss = run_seeds(seed, rep)
     rng_env, rng_noise = (np.random.default_rng(s) for s in env_ss.spawn(2))
@@ -295,8 +295,7 @@ def run_cell(config: dict, seed: int, rep: int) -> dict:
     loop = config.get("loop", "regret")
     if loop == "pure_exploration":
         return _run_pure_exploration_cell(config, seed, rep)
-    if loop != "regret":
-        raise ValueError(f"unknown loop {loop!r}; allowed: regret, pure_exploration")
+    check("loop", loop, one_of("regret", "pure_exploration"))
     return run_regret_cell(config, seed, rep)
 
 
@@ -430,20 +429,16 @@ def resolve_scheduler(scheduler: str | None = None, backend: str = "dask", expor
     Raises ``ValueError`` naming ``scheduler`` for an address that is not ``host:port`` or
     ``<protocol>://host:port``, or when it is given with a backend other than ``"dask"``.
     """
-    if scheduler is not None and not isinstance(scheduler, str):
-        raise ValueError(f"parameter 'scheduler' must be a dask scheduler address such as "
-                         f"'tcp://host:8786', or None; got {scheduler!r}")
+    check("scheduler", scheduler, optional(rule(lambda s: isinstance(s, str), "a dask scheduler address such as "
+                                                "'tcp://host:8786'")))
     if scheduler:
-        if backend != "dask":
-            raise ValueError(f"parameter 'scheduler' needs backend='dask' (got backend={backend!r}); "
-                             "a scheduler address sends the runs to a dask cluster")
+        check("backend", backend, one_of("dask"), note="a scheduler address sends the runs to a dask cluster")
         addr = scheduler.strip()
         rest = addr.split("://", 1)[1] if "://" in addr else addr
         if ("://" in addr and not addr.startswith(_SCHEME)) or (not addr.startswith("inproc://") and (
                 ":" not in rest or not rest.rsplit(":", 1)[1].isdigit() or not rest.rsplit(":", 1)[0])):
-            raise ValueError(f"parameter 'scheduler' must be a dask scheduler address "
-                             f"'<protocol>://host:port' (protocols {', '.join(p[:-3] for p in _SCHEME)}) or "
-                             f"'host:port', e.g. 'tcp://10.0.0.5:8786'; got {scheduler!r}")
+            fail("scheduler", scheduler, f"a dask scheduler address '<protocol>://host:port' (protocols "
+                 f"{', '.join(p[:-3] for p in _SCHEME)}) or 'host:port', e.g. 'tcp://10.0.0.5:8786'")
         if export:
             os.environ["DASK_SCHEDULER_ADDRESS"] = addr
         return addr
@@ -454,10 +449,9 @@ def resolve_scheduler(scheduler: str | None = None, backend: str = "dask", expor
 
 
 def validate_backend(backend: str, n_jobs: int) -> None:
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer or -1, got {n_jobs!r}")
+    check("backend", backend, one_of(*BACKENDS))
+    check("n_jobs", n_jobs, rule(lambda n: isinstance(n, (int, np.integer)) and (n >= 1 or n == -1),
+                                 "a positive integer or -1"))
 
 
 @dataclass

@@ -27,7 +27,7 @@ def test_exact_gp_built_directly_equals_appends():
 
 def test_register_benchmark():
     assert {"coop_kernel_ucb", "fn_ucb"} <= set(bench.EXTRA_BENCHMARKS)
-    with pytest.raises(ValueError, match="fn must be callable"):
+    with pytest.raises(ValueError, match="parameter 'fn' must be callable"):
         bench.register_benchmark("x", None, "ms")
     old = dict(bench.EXTRA_BENCHMARKS)
     try:

@@ -132,7 +132,7 @@ def test_fixed_arm_env():
 
 
 def test_spec_errors():
-    with pytest.raises(ValueError, match="unknown coop env spec keys"):
+    with pytest.raises(ValueError, match="parameter 'spec' must be a dict with keys from .*unknown keys"):
         make_env({**SMALL, "arms": 8})
     with pytest.raises(ValueError, match="setup"):
         make_env({**SMALL, "setup": "poly"})

@@ -245,7 +245,7 @@ def test_parameter_errors(net6):
         _policy(NetworkKernelUCB, net6, env, 5, accept="friends")
     with pytest.raises(ValueError, match="kz_oracle"):
         EagerKernelUCB(6, 5, 4, np.random.SeedSequence(0), CommLedger(6, 5), network=net6, kz="oracle")
-    with pytest.raises(ValueError, match="needs a network"):
+    with pytest.raises(ValueError, match="parameter 'accept' must be 'self'.*without a network"):
         EagerKernelUCB(6, 5, 4, np.random.SeedSequence(0), CommLedger(6, 5))
     with pytest.raises(ValueError, match="kernel"):
         _policy(IndLinUCB, net6, env, 5, kernel={"name": "rbf"})

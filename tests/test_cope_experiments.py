@@ -96,5 +96,5 @@ def test_parameters_are_validated_by_name():
         ex.cope_params("quick", deltas=[1.5])
     with pytest.raises(ParameterError, match="cases"):
         ex.cope_params("quick", cases=[7])
-    with pytest.raises(ValueError, match="unknown pure-exploration algorithm"):
+    with pytest.raises(ValueError, match="parameter 'name' must be one of .*'CoKernelFC'"):
         run_cell({"loop": "pure_exploration", "instance": {"rank": 1, "delta_min": 0.5}, "algorithm": "LUCB"}, 0, 0)

@@ -74,7 +74,7 @@ def test_synthetic_mirror_inputs():
 @pytest.mark.parametrize("spec, word", [
     ({"kind": "fn_synthetic", "function": "sine"}, "function"),
     ({"kind": "fn_synthetic", "sampler": "ball"}, "sampler"),
-    ({"kind": "fn_synthetic", "a": "official", "d": 5}, "d=10"),
+    ({"kind": "fn_synthetic", "a": "official", "d": 5}, "'d' must be 10"),
     ({"kind": "fn_synthetic", "K": 0}, "K"),
     ({"kind": "fn_synthetic", "noise_std": -1}, "noise_std"),
     ({"kind": "fn_synthetic", "colour": 1}, "colour"),
@@ -170,7 +170,7 @@ def test_iid_stream():
 def test_classification_env_validates():
     with pytest.raises(ValueError, match="labels"):
         ClassificationBanditEnv(X=np.zeros((3, 2)), labels=np.array([0, 1, 5]), n_arms=2)
-    with pytest.raises(ValueError, match="X and y"):
+    with pytest.raises(ValueError, match="parameter 'y' must be given exactly when X is"):
         fn_classification_env("tiny", X=np.zeros((3, 2)))
 
 

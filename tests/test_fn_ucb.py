@@ -315,7 +315,7 @@ def test_validation_errors():
         _policy(2, 5, nn_mode="central")
     with pytest.raises(ValueError, match="alpha_candidates"):
         _policy(2, 5, alpha_mode="theory")
-    with pytest.raises(ValueError, match="D must be"):
+    with pytest.raises(ValueError, match="parameter 'D' must be"):
         _policy(2, 5, D=-1)
     with pytest.raises(ValueError, match="variant"):
         _policy(2, 5, variant="more_comm")

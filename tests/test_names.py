@@ -35,9 +35,9 @@ def test_label_examples_and_errors():
     assert name_of("CoKernel-IndAlloc-B") == "CoKernelIndAlloc" and name_of("IndPeaceFB-pooled") == "IndPeaceFB"
     assert name_of("DUETS [code trim]") == "DUETS" and name_of("FN-UCB [only UCB_a]") == "FN-UCB [only UCB_a]"
     for bad in ("N-Kernel", "KernelUCB-C", "Naive Cooperation", ""):
-        with pytest.raises(ValueError, match="no registered algorithm"):
+        with pytest.raises(ValueError, match="parameter 'display' must be a registry name"):
             name_of(bad)
-    with pytest.raises(ValueError, match="unknown algorithm"):
+    with pytest.raises(ValueError, match="parameter 'name' must be one of \\['DUETS'"):
         label("Async-KernelUCB")  # a label is not a name
 
 

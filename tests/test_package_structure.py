@@ -90,7 +90,7 @@ def test_every_notebook_has_a_registered_experiment():
         assert fns["plot"] is None or callable(fns["plot"]), name
         for mode in ("quick", "full"):
             assert isinstance(fns["params"](mode), dict), (name, mode)
-    with pytest.raises(ValueError, match="unknown experiment"):
+    with pytest.raises(ValueError, match="parameter 'name' must be one of .*'duets'"):
         get_experiment("nope")
 
 
@@ -195,8 +195,7 @@ def test_claims_and_plots_live_outside_the_run_cache_key():
 
 def test_experiment_entries_name_where_claims_and_plots_live():
     """An entry finds its claims and plot functions by the convention (``<module>_claims`` / ``_plots``, a
-    package's ``.claims`` / ``.plots``) unless it names the modules; a module not split yet falls back to the run
-    module."""
+    package's ``.claims`` / ``.plots``) unless it names the modules."""
     from bandits.experiments import EXPERIMENTS, ExperimentEntry
 
     duets, pkg = EXPERIMENTS["duets"], EXPERIMENTS["async_theory"]
@@ -206,5 +205,5 @@ def test_experiment_entries_name_where_claims_and_plots_live():
     named = ExperimentEntry("duets", "fig1_params", "run_fig1", "split_selection", "plot_fig1",
                             claims_module="duets_claims", plots_module="duets_plots")
     assert named.resolve()["claims"].__module__ == "bandits.experiments.duets_claims"
-    unsplit = ExperimentEntry("duets", "fig1_params", "run_fig1", "at_selected", None)  # not in duets_claims
-    assert unsplit.where("claims") == "duets" and unsplit.resolve()["plot"] is None
+    no_plot = ExperimentEntry("duets", "fig1_params", "run_fig1", "fig1_claims", None)
+    assert no_plot.resolve()["plot"] is None

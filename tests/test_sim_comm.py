@@ -56,7 +56,7 @@ def test_ledger_totals_and_conventions_by_hand():
     np.testing.assert_allclose(led.curve("paper"), np.cumsum([8, 0, 8, 7]) / 2)
     np.testing.assert_allclose(led.curve("code_uplink"), [8, 8, 8, 8])
     assert led.rounds() == 3 and led.by_kind() == {"x": 8, "y": 8, "z": 7}
-    with pytest.raises(ValueError, match="outside"):
+    with pytest.raises(ValueError, match="parameter 't' must be in \\[0, "):
         led.send(4, 0, SERVER, "x", 1)
     with pytest.raises(ValueError, match="convention"):
         led.curve("bytes")

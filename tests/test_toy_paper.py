@@ -25,7 +25,7 @@ def test_the_toy_algorithm_conforms_once_registered(monkeypatch):
 
 def test_the_toy_experiment_end_to_end(tmp_path):
     p = toy.toy_params("quick")
-    with pytest.raises(ValueError, match="unknown toy parameters"):
+    with pytest.raises(ValueError, match=r"parameter 'overrides' must be a dict with keys from .*unknown keys \['horizon'\]; the toy parameters"):
         toy.toy_params("quick", horizon=3)
     runs = toy.run_toy(p, seed=0, cache_dir=str(tmp_path / "cache"))
     assert len(runs) == 2 * p["n_runs"] and np.isfinite(runs.R_T).all()

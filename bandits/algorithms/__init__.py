@@ -26,6 +26,7 @@ from .kernel_ucb import KernelUCBAgent, NKernelUCB, OneKernelUCB
 from .linear import DisLinUCB, FedGLBUCB, FedLinUCB, NLinUCB
 from .neural_baselines import (KernelTS, KernelUCBFN, LinearTS, LinearUCB, NeuralTS, NeuralTSDiag, NeuralUCB,
                                NeuralUCBDiag)
+from ..validation import check, fail, one_of
 
 ALGORITHMS = {
     "DUETS": DUETS,
@@ -80,8 +81,7 @@ PE_ALGORITHMS = {
 def get_pe_algorithm(name: str):
     import importlib
 
-    if name not in PE_ALGORITHMS:
-        raise ValueError(f"unknown pure-exploration algorithm {name!r}; allowed: {', '.join(PE_ALGORITHMS)}")
+    check("name", name, one_of(*PE_ALGORITHMS))
     mod, cls = PE_ALGORITHMS[name]
     return getattr(importlib.import_module(f".{mod}", __name__), cls)
 
@@ -114,8 +114,7 @@ def registered_names() -> list[str]:
 
 def label(name: str) -> str:
     """The display label of the registered method ``name`` (its registry key)."""
-    if name not in ALGORITHMS and name not in PE_ALGORITHMS:
-        raise ValueError(f"unknown algorithm {name!r}; allowed: {', '.join(registered_names())}")
+    check("name", name, one_of(*registered_names()))
     return LABELS.get(name, name)
 
 
@@ -144,16 +143,13 @@ def name_of(display: str) -> str:
             if name is not None:
                 break
     if name is None:
-        raise ValueError(f"{display!r} names no registered algorithm (a registry name, a label of LABELS, a paper "
-                         f"spelling of ALIASES, or one of these followed by a tag of {VARIANT_TAGS}, ' [...]' or ' (...)')")
+        fail("display", display, "a registry name, a label of LABELS, a paper spelling of ALIASES, or one of these "
+             f"followed by a tag of {VARIANT_TAGS}, ' [...]' or ' (...)'")
     return name
 
 
 def get_algorithm(name: str):
-    try:
-        return ALGORITHMS[name]
-    except KeyError:
-        raise ValueError(f"unknown algorithm {name!r}; allowed: {', '.join(ALGORITHMS)}") from None
+    return ALGORITHMS[check("name", name, one_of(*ALGORITHMS))]
 
 
 __all__ = ["ALGORITHMS", "get_algorithm", "PE_ALGORITHMS", "get_pe_algorithm", "LABELS", "ALIASES", "VARIANT_TAGS",

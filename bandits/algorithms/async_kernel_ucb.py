@@ -91,6 +91,7 @@ from ..kernels import Kernel, make_kernel
 from ..linalg import chol_solve, cholesky_jitter, solve_lower
 from ..sim import Policy
 from .kernel_ucb import argmax_ties
+from ..validation import between, check, fail, ge, gt, le, one_of, optional
 
 __all__ = [
     "AsyncKernelUCB",
@@ -134,7 +135,7 @@ def embedding_matrix(kernel: Kernel, S: np.ndarray, basis: str = "eig") -> np.nd
         return U.T / np.sqrt(w)[:, None]
     if basis == "sym":
         return (U / np.sqrt(w)) @ U.T
-    raise ValueError(f"basis must be 'eig', 'chol' or 'sym', got {basis!r}")
+    fail("basis", basis, one_of("eig", "chol", "sym"))
 
 
 def change_of_dictionary(kernel: Kernel, S_old: np.ndarray, S_new: np.ndarray,
@@ -199,8 +200,7 @@ def merge_statistics(A_old: np.ndarray, b_old: np.ndarray, A_new: np.ndarray, b_
     m = A_new.shape[0]
     if T is None:
         mo = A_old.shape[0]
-        if mo > m:
-            raise ValueError(f"the dictionary can only grow: old size {mo} > new size {m}")
+        check("mo", mo, le(m))
         A = A_new.copy()
         A[:mo, :mo] += A_old
         b = b_new.copy()
@@ -259,8 +259,7 @@ def effective_dimension(K: np.ndarray, lam: float) -> float:
 
 
 def _beta(eps: float) -> float:
-    if not 0 < eps < 1:
-        raise ValueError(f"eps must be in (0, 1), got {eps}")
+    check("eps", eps, between(0, 1))
     return (1.0 + eps) / (1.0 - eps)
 
 
@@ -280,7 +279,7 @@ def dictionary_size_bound(q: float, K: np.ndarray, lam: float, D: float, eps: fl
     elif gamma == "lemma44":
         g = information_gain(K, D * beta * lam)
     else:
-        raise ValueError(f"gamma must be 'lambda' or 'lemma44', got {gamma!r}")
+        fail("gamma", gamma, one_of("lambda", "lemma44"))
     return float(12.0 * beta * (1.0 + beta * D) * q * g)
 
 
@@ -372,14 +371,12 @@ class AsyncKernelUCB(Policy):
                  D=1.0, q=1.0, tol=1e-10, max_dict=None, count_labels=False, symmetric_packing=False,
                  cache_dictionary=False, basis="chol", tie_break="random", keep_client_records=False):
         super().__init__(n_agents, horizon, dim, seed, ledger)
-        if not lam > 0 or not D > 0 or not q > 0:
-            raise ValueError(f"lam, D and q must be > 0, got lam={lam}, D={D}, q={q}")
-        if alpha < 0:
-            raise ValueError(f"alpha must be >= 0, got {alpha}")
-        if basis not in BASES:
-            raise ValueError(f"basis must be one of {BASES}, got {basis!r}")
-        if max_dict is not None and int(max_dict) < 0:
-            raise ValueError(f"max_dict must be >= 0 or None, got {max_dict}")
+        check("lam", lam, gt(0))
+        check("D", D, gt(0))
+        check("q", q, gt(0))
+        check("alpha", alpha, ge(0))
+        check("basis", basis, one_of(*BASES))
+        check("max_dict", max_dict, optional(ge(0)))
         self.kernel = make_kernel(kernel)
         self.lam, self.alpha, self.D, self.q = float(lam), float(alpha), float(D), float(q)
         self.max_dict = None if max_dict is None else int(max_dict)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .coop_features import _kernel_name
+from ..validation import between, check, check_all, ge, gt, one_of, optional, rule
 
 __all__ = ["CoopConfig", "ACCEPTS", "KZ_MODES", "WIDTHS", "PATHS", "PERIPHERAL_MODES", "TRUNCATIONS", "UPDATES",
            "FEATURES"]
@@ -80,35 +81,24 @@ class CoopConfig:
                                  ("width", self.width, WIDTHS), ("path", self.path, PATHS),
                                  ("features", self.features, FEATURES), ("truncation", self.truncation, TRUNCATIONS),
                                  ("factor_updates", self.factor_updates, UPDATES)):
-            if val not in allowed:
-                raise ValueError(f"{nm} must be one of {', '.join(allowed)}, got {val!r}")
+            check(nm, val, one_of(*allowed))
         lam, eta, sigma_z = self.lam, self.eta, self.sigma_z
         kz_every, kz_min_samples, r_max, min_var, delta = (self.kz_every, self.kz_min_samples, self.r_max,
                                                            self.min_var, self.delta)
-        if lam is None or not lam > 0:
-            raise ValueError(f"lam must be > 0, got {lam}")
-        if eta < 0:
-            raise ValueError(f"eta must be >= 0, got {eta}")
-        if not sigma_z > 0:
-            raise ValueError(f"sigma_z must be > 0, got {sigma_z}")
-        if not isinstance(kz_every, (int, np.integer)) or kz_every < 1:
-            raise ValueError(f"kz_every must be an integer >= 1, got {kz_every!r}")
-        if not isinstance(kz_min_samples, (int, np.integer)) or kz_min_samples < 1:
-            raise ValueError(f"kz_min_samples must be an integer >= 1, got {kz_min_samples!r}")
-        if r_max is not None and r_max < 1:
-            raise ValueError(f"r_max must be None or >= 1, got {r_max}")
-        if not 0 <= min_var <= 1:
-            raise ValueError(f"min_var must be in [0, 1], got {min_var}")
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must be in (0, 1), got {delta}")
-        if self.dual_when_smaller not in (True, False, "auto"):
-            raise ValueError(f"dual_when_smaller must be True, False or 'auto', got {self.dual_when_smaller!r}")
-        if self.peripheral_mode is not None and self.peripheral_mode not in PERIPHERAL_MODES:
-            raise ValueError(f"peripheral_mode must be one of {', '.join(PERIPHERAL_MODES)}, "
-                             f"got {self.peripheral_mode!r}")
+        check("lam", lam, rule(lambda v: v is not None and v > 0, "> 0"))
+        check("eta", eta, ge(0))
+        check("sigma_z", sigma_z, gt(0))
+        whole = rule(lambda v: isinstance(v, (int, np.integer)) and v >= 1, "an integer >= 1")
+        check_all(kz_every=(kz_every, whole), kz_min_samples=(kz_min_samples, whole))
+        check("r_max", r_max, optional(ge(1)))
+        check("min_var", min_var, between(0, 1, "both"))
+        check("delta", delta, between(0, 1))
+        check("dual_when_smaller", self.dual_when_smaller, one_of(True, False, "auto"))
+        check("peripheral_mode", self.peripheral_mode, optional(one_of(*PERIPHERAL_MODES)))
         kname, ell = _kernel_name(self.kernel if self.kernel is not None else {"name": "linear"})
-        if self.features == "exact" and (self.path != "dual" or kname != "rbf"):
-            raise ValueError("features='exact' needs path='dual' and an RBF kernel")
+        if self.features == "exact":
+            check("path", self.path, one_of("dual"), note="features='exact'")
+            check("kernel", kname, one_of("rbf"), note="features='exact'")
         embed = None if self.embed_kernel == "kx" else _kernel_name(self.embed_kernel)
         put = lambda **kw: [object.__setattr__(self, k, v) for k, v in kw.items()]  # noqa: E731 (frozen)
         put(eta=float(eta), lam=float(lam), B=float(self.B), R=float(self.R), delta=float(delta), S=float(self.S),

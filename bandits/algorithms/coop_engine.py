@@ -32,6 +32,7 @@ from .coop_features import NystroemFeatures, feature_maps, method_seed
 from .coop_kz import NetworkKernelFactor
 from .coop_primal import PrimalSolver
 from .kernel_ucb import argmax_ties
+from ..validation import check, fail, one_of, rule
 
 __all__ = ["NetworkKernelUCB"]
 
@@ -121,11 +122,10 @@ class NetworkKernelUCB(NetworkKernelFactor, PrimalSolver, DualSolver, Policy):
         # --- network kernel ---------------------------------------------------------------
         V = self.N
         if cfg.kz == "oracle":
-            if kz_oracle is None:
-                raise ValueError("kz='oracle' needs kz_oracle (the true K_z; env_params passes env.kz_true)")
-            self.W_oracle = np.asarray(kz_oracle, dtype=float)
-            if self.W_oracle.shape != (V, V):
-                raise ValueError(f"kz_oracle has shape {self.W_oracle.shape}, expected ({V}, {V})")
+            check("kz_oracle", kz_oracle, rule(lambda k: k is not None, "the true K_z"),
+                  note="kz='oracle'; env_params passes env.kz_true")
+            self.W_oracle = check("kz_oracle", np.asarray(kz_oracle, dtype=float),
+                                  rule(lambda W: W.shape == (V, V), f"a ({V}, {V}) array"))
         self._init_state(horizon, dim)
 
     def _wire_network(self, network) -> None:
@@ -134,14 +134,11 @@ class NetworkKernelUCB(NetworkKernelFactor, PrimalSolver, DualSolver, Policy):
         peripheral_mode = self.peripheral_mode
         # --- network, delays, acceptance -------------------------------------------------
         if network is None:
-            if accept != "self":
-                raise ValueError(f"{self.name} needs a network (accept={accept!r}); "
-                                 "env_params passes env.network")
+            check("accept", accept, one_of("self"), note=f"{self.name} without a network; env_params passes env.network")
             dist, self.gamma = np.where(np.eye(V, dtype=bool), 0, -1), 1
         else:
             dist, self.gamma = np.asarray(network.dist, dtype=np.int64), check_gamma(network.gamma)
-            if dist.shape != (V, V):
-                raise ValueError(f"network.dist has shape {dist.shape}, expected ({V}, {V})")
+            check("network.dist", dist, rule(lambda a: a.shape == (V, V), f"a ({V}, {V}) array"))
         self.network, self.dist = network, dist
         self.tau = usable_delays(dist, self.gamma, self.extra_delay).T  # tau[v, u]: viewer v, source u
         acc = self.tau > 0
@@ -157,8 +154,9 @@ class NetworkKernelUCB(NetworkKernelFactor, PrimalSolver, DualSolver, Policy):
             # peripherals learn on their own data only (their fallback KernelUCB)
             acc[~self.is_centre] = np.eye(V, dtype=bool)[~self.is_centre]
             self.delta_c = dist[np.arange(V), self.centre_of]
-            if np.any(self.delta_c < 0) or np.any(self.delta_c > self.gamma):
-                raise ValueError("every peripheral's centre must be within gamma hops (network.centre_of)")
+            check("network.centre_of", network.centre_of,
+                  rule(lambda _: not (np.any(self.delta_c < 0) or np.any(self.delta_c > self.gamma)),
+                       "a centre within gamma hops of every peripheral"))
         self.acc = acc
         self.tau_acc = np.where(acc, self.tau, 0)
         self.tau_max = int(self.tau_acc.max())
@@ -346,8 +344,8 @@ class NetworkKernelUCB(NetworkKernelFactor, PrimalSolver, DualSolver, Policy):
                     continue
                 if self.peripheral_mode == "copy_arm":
                     if not arms.shared:
-                        raise ValueError("peripheral_mode='copy_arm' needs a shared fixed decision set; "
-                                         "use 'copy_policy' or 'nearest_arm'")
+                        fail("peripheral_mode", self.peripheral_mode, one_of("copy_policy", "nearest_arm"),
+                             note="'copy_arm' needs a shared fixed decision set")
                     ch[p] = self.choice_hist[t - Dl, c]
                 else:
                     xc = self.Xhist[t - Dl, c]

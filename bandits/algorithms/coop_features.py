@@ -19,6 +19,7 @@ from __future__ import annotations
 import zlib
 
 import numpy as np
+from ..validation import check, ge, gt, keys_in, rule
 
 __all__ = ["method_seed", "RandomFourierFeatures", "NystroemFeatures", "mmd_from_embeddings", "mmd_vstatistic",
            "kz_from_mmd", "feature_maps"]
@@ -32,10 +33,8 @@ def method_seed(seed: np.random.SeedSequence, label: str) -> np.random.SeedSeque
 
 def _check_map(n_features: int, lengthscale: float) -> int:
     """Validate an RBF feature map's size and lengthscale; return the size."""
-    if n_features < 1:
-        raise ValueError(f"n_features must be >= 1, got {n_features}")
-    if not lengthscale > 0:
-        raise ValueError(f"RBF lengthscale must be > 0, got {lengthscale}")
+    check("n_features", n_features, ge(1))
+    check("lengthscale", lengthscale, gt(0))
     return int(n_features)
 
 
@@ -133,14 +132,10 @@ def kz_from_mmd(mmd2: np.ndarray, sigma_z: float, squared: bool = False) -> np.n
 def _kernel_name(kernel) -> tuple[str, float]:
     if isinstance(kernel, str):
         kernel = {"name": kernel}
-    if not isinstance(kernel, dict) or kernel.get("name") not in ("linear", "rbf"):
-        raise ValueError(f"kernel must be {{'name': 'linear'}} or {{'name': 'rbf', 'lengthscale': l}}, got {kernel!r}")
-    extra = set(kernel) - {"name", "lengthscale"}
-    if extra:
-        raise ValueError(f"unknown kernel keys {sorted(extra)}; allowed: name, lengthscale")
+    check("kernel", kernel, rule(lambda k: isinstance(k, dict) and k.get("name") in ("linear", "rbf"),
+                                 "{'name': 'linear'} or {'name': 'rbf', 'lengthscale': l}"), keys_in("name", "lengthscale"))
     ell = float(kernel.get("lengthscale", 1.0))
-    if not ell > 0:
-        raise ValueError(f"kernel lengthscale must be > 0, got {ell}")
+    check("lengthscale", ell, gt(0))
     return kernel["name"], ell
 
 

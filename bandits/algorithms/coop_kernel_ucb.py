@@ -113,6 +113,7 @@ from .coop_features import (NystroemFeatures, RandomFourierFeatures, _check_map,
                             mmd_vstatistic)
 from .coop_kz import NetworkKernelFactor, _top_eigh  # noqa: F401
 from .coop_primal import PrimalSolver, _lower_solve  # noqa: F401
+from ..validation import check, one_of, rule
 
 __all__ = ["RandomFourierFeatures", "mmd_from_embeddings", "kz_from_mmd", "mmd_vstatistic",
            "NetworkKernelUCB", "CoopKernelUCB", "EagerKernelUCB", "DistKernelUCB", "IndLinUCB",
@@ -142,15 +143,15 @@ class DistKernelUCB(NetworkKernelUCB):
     default_accept = "neighbourhood"
 
     def __init__(self, *args, peripheral_mode="copy_policy", **kw):
-        if kw.get("accept", "neighbourhood") != "neighbourhood":
-            raise ValueError("Dist-KernelUCB's centres accept their whole gamma-neighbourhood; accept is fixed")
+        check("accept", kw.get("accept", "neighbourhood"), one_of("neighbourhood"),
+              note="Dist-KernelUCB's centres accept their whole gamma-neighbourhood")
         super().__init__(*args, peripheral_mode=peripheral_mode, **kw)
 
 
 def _linear_only(kw, name):
     k = kw.get("kernel")
-    if k is not None and _kernel_name(k)[0] != "linear":
-        raise ValueError(f"{name} is a linear method: kernel must be {{'name': 'linear'}}, got {k!r}")
+    check("kernel", k, rule(lambda k: k is None or _kernel_name(k)[0] == "linear", "{'name': 'linear'}"),
+          note=f"{name} is a linear method")
     kw["kernel"] = {"name": "linear"}
 
 

@@ -77,6 +77,7 @@ from ..design import (
 )
 from ..sim import PEPolicy
 from .pe_common import delta_r, kernel_estimate, sample_size, tau
+from ..validation import between, check, ge, gt, le, one_of, rule
 
 __all__ = ["CoKernelFC", "CoKernelIndAlloc", "CoKernelFB", "CoKernelFBIndAlloc",
            "distinct_feature_ids", "clear_design_cache"]
@@ -153,10 +154,8 @@ class _CoKernelBase(PEPolicy):
                  eps: float = 0.1, design_method: str = "newton", design_tol: float | None = None,
                  design_max_iter: int | None = None, prune_tol: float = 1e-3,
                  symmetrize: bool = True, ledger_horizon: int = 64):
-        if not xi > 0:
-            raise ValueError(f"xi must be > 0, got {xi}")
-        if not eps > 0:
-            raise ValueError(f"eps must be > 0, got {eps}")
+        check("xi", xi, gt(0))
+        check("eps", eps, gt(0))
         if ledger is None:
             ledger = CommLedger(int(instance.V), int(ledger_horizon))
         if not isinstance(seed, np.random.SeedSequence):
@@ -166,8 +165,7 @@ class _CoKernelBase(PEPolicy):
         self.V, self.n = int(instance.V), int(instance.n)
         self.P = self.V * self.n
         self.K = np.asarray(instance.gram(), dtype=float)
-        if self.K.shape != (self.P, self.P):
-            raise ValueError(f"gram must be ({self.P}, {self.P}), got {self.K.shape}")
+        check("instance.gram()", self.K, rule(lambda K: K.shape == (self.P, self.P), f"a ({self.P}, {self.P}) array"))
         self.xi, self.eps = float(xi), float(eps)
         self.symmetrize = bool(symmetrize)
         self.Psi = feature_map_from_gram(self.K)
@@ -413,8 +411,7 @@ class CoKernelFC(_CoKernelBase):
                  max_samples_per_round: float = 1e15, **kwargs):
         kwargs.setdefault("ledger_horizon", max_rounds)
         super().__init__(instance, seed, ledger, **kwargs)
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must be in (0, 1), got {delta}")
+        check("delta", delta, between(0, 1))
         self.delta, self.constants = float(delta), constants
         self.max_rounds = int(max_rounds)
         self.max_samples_per_round = float(max_samples_per_round)
@@ -503,8 +500,7 @@ class CoKernelIndAlloc(CoKernelFC):
 
     def __init__(self, instance, seed=None, ledger: CommLedger | None = None, *, reading: str = "A",
                  **kwargs):
-        if reading not in ("A", "B"):
-            raise ValueError(f"reading must be 'A' or 'B', got {reading!r}")
+        check("reading", reading, one_of("A", "B"))
         super().__init__(instance, seed, ledger, **kwargs)
         self.reading = reading
 
@@ -587,12 +583,10 @@ class CoKernelFB(_CoKernelBase):
     def __init__(self, instance, seed=None, ledger: CommLedger | None = None, *, T: int,
                  R_mode: str = "literal", reuse_past_rounds: bool = False, cut_rtol: float = 1e-3,
                  **kwargs):
-        if R_mode not in ("literal", "within"):
-            raise ValueError(f"R_mode must be 'literal' or 'within', got {R_mode!r}")
+        check("R_mode", R_mode, one_of("literal", "within"))
         super().__init__(instance, seed, ledger, **kwargs)
         self.T = int(T)
-        if self.T < 1:
-            raise ValueError(f"T must be >= 1, got {T}")
+        check("T", self.T, ge(1))
         self.R_mode, self.reuse = R_mode, bool(reuse_past_rounds)
         self.cut_rtol = float(cut_rtol)
         # Line 2
@@ -602,8 +596,7 @@ class CoKernelFB(_CoKernelBase):
             self.omega_X = max(self.omega(self._global(v, np.arange(self.n))) for v in range(self.V))
         self.R = max(1, int(math.ceil(math.log2(self.omega_X) - 1e-9))) if self.omega_X > 0 else 1
         self.N = (self.T * self.V) // self.R
-        if self.R > self.ledger.horizon:
-            raise ValueError(f"ledger horizon {self.ledger.horizon} < R = {self.R}")
+        check("R", self.R, le(self.ledger.horizon))
         self._pool_c = np.zeros(self.P)
         self._pool_s = np.zeros(self.P)
         self.cuts: list[list[int]] = []
@@ -698,8 +691,7 @@ class CoKernelFBIndAlloc(CoKernelFB):
     _round_by_feature = False
 
     def __init__(self, instance, seed=None, ledger: CommLedger | None = None, *, reading: str = "A", **kwargs):
-        if reading not in ("A", "B"):
-            raise ValueError(f"reading must be 'A' or 'B', got {reading!r}")
+        check("reading", reading, one_of("A", "B"))
         super().__init__(instance, seed, ledger, **kwargs)
         self.reading = reading
         if reading == "B":
@@ -707,8 +699,7 @@ class CoKernelFBIndAlloc(CoKernelFB):
             self.R_v = [max(1, int(math.ceil(math.log2(w) - 1e-9))) if w > 0 else 1 for w in self.omega_v]
             self.N_v = [self.T // R for R in self.R_v]
             self.R = max(self.R_v)
-            if self.R > self.ledger.horizon:
-                raise ValueError(f"ledger horizon {self.ledger.horizon} < R = {self.R}")
+            check("R", self.R, le(self.ledger.horizon))
 
     _allocation = _averaged_local_allocation
 

@@ -80,6 +80,7 @@ from ..estimators import CandidatePosterior, NystromDictionary
 from ..kernels import make_kernel
 from ..sim import Policy
 from .kernel_ucb import argmax_ties, ucb_width
+from ..validation import check, gt, one_of
 
 __all__ = ["DisKernelUCB", "ApproxDisKernelUCB", "fresh_dictionary", "chol_inverse"]
 
@@ -134,8 +135,7 @@ class DisKernelUCB(Policy):
     def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, kernel, lam=0.2,
                  beta=1.0, D=10.0, variance_scale="gp", tie_break="random"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
-        if D <= 0:
-            raise ValueError(f"D must be > 0, got {D}")
+        check("D", D, gt(0))
         self.kernel, self.lam, self.beta, self.D = make_kernel(kernel), float(lam), float(beta), float(D)
         self.variance_scale, self.tie_break = variance_scale, tie_break
         self.rngs = [np.random.default_rng(s) for s in seed.spawn(n_agents)]
@@ -203,10 +203,9 @@ class ApproxDisKernelUCB(Policy):
                  beta=1.0, D=20.0, qbar=4.0, trigger="var_sum", symmetric_packing=False,
                  tie_break="random"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
-        if D <= 0 or qbar <= 0:
-            raise ValueError(f"D and qbar must be > 0, got D={D}, qbar={qbar}")
-        if trigger not in ("var_sum", "dislinucb_logdet"):
-            raise ValueError(f"trigger must be 'var_sum' or 'dislinucb_logdet', got {trigger!r}")
+        check("D", D, gt(0))
+        check("qbar", qbar, gt(0))
+        check("trigger", trigger, one_of("var_sum", "dislinucb_logdet"))
         self.kernel, self.lam, self.beta = make_kernel(kernel), float(lam), float(beta)
         self.D, self.qbar, self.trigger, self.sym = float(D), float(qbar), trigger, bool(symmetric_packing)
         self.tie_break = tie_break

@@ -58,6 +58,7 @@ from ..estimators import NystromDictionary, collapsed_posterior, nystrom_posteri
 from ..kernels import make_kernel
 from ..linalg import chol_solve, cholesky_jitter
 from ..sim import Policy
+from ..validation import check, fail, ge, gt, one_of
 
 __all__ = ["DUETS", "epoch_lengths", "delta_prime", "beta_theory"]
 
@@ -65,11 +66,11 @@ __all__ = ["DUETS", "epoch_lengths", "delta_prime", "beta_theory"]
 def epoch_lengths(T: int, T1: int, rounding: str = "floor") -> list[int]:
     """Epoch lengths ``T_1, T_2, …`` with ``T_{j+1} = ⌊√(T T_j)⌋`` (or ⌈·⌉), the last one
     truncated so that they sum to ``T``."""
-    if T1 < 1 or T < 1:
-        raise ValueError(f"need T >= 1 and T1 >= 1, got T={T}, T1={T1}")
+    check("T1", T1, ge(1))
+    check("T", T, ge(1))
     rnd = {"floor": math.floor, "ceil": math.ceil}.get(rounding)
     if rnd is None:
-        raise ValueError(f"rounding must be 'floor' or 'ceil', got {rounding!r}")
+        fail("rounding", rounding, one_of("floor", "ceil"))
     out, t, Tj = [], 0, int(T1)
     while t < T:
         L = min(Tj, T - t)
@@ -101,12 +102,10 @@ class DUETS(Policy):
                  elim_factor=2.0, rounding="floor", send_indices=False, public_coins=False,
                  check_replay=True):
         super().__init__(n_agents, horizon, dim, seed, ledger)
-        if inducing_rule not in ("variance", "log_proxy"):
-            raise ValueError(f"inducing_rule must be 'variance' or 'log_proxy', got {inducing_rule!r}")
-        if elim_rule not in ("paper", "ucb_lcb", "paper_nys1"):
-            raise ValueError(f"elim_rule must be 'paper', 'ucb_lcb' or 'paper_nys1', got {elim_rule!r}")
-        if p0 <= 0 or lam <= 0:
-            raise ValueError(f"p0 and lam must be > 0, got p0={p0}, lam={lam}")
+        check("inducing_rule", inducing_rule, one_of("variance", "log_proxy"))
+        check("elim_rule", elim_rule, one_of("paper", "ucb_lcb", "paper_nys1"))
+        check("p0", p0, gt(0))
+        check("lam", lam, gt(0))
         self.kernel, self.lam, self.beta = make_kernel(kernel), float(lam), float(beta)
         self.p0, self.inducing_rule, self.elim_rule = float(p0), inducing_rule, elim_rule
         self.elim_factor, self.send_indices, self.public_coins = float(elim_factor), send_indices, public_coins

@@ -167,6 +167,7 @@ from scipy.linalg import blas as _blas
 from ..comm import SERVER, CommLedger
 from ..sim import Policy
 from .kernel_ucb import argmax_ties
+from ..validation import check, ge, gt, one_of, rule
 
 __all__ = ["FNUCB", "FNUCBOnlyA", "FNUCBOnlyB", "FNUCBNoAggregation", "NN_MODES", "ALPHA_MODES",
            "VARIANTS", "CRITERIA", "FEATURES", "sherman_morrison_inplace", "woodbury_inplace"]
@@ -176,11 +177,6 @@ ALPHA_MODES = ("linear", "theory", "theory_first_iter", "zero", "one")
 VARIANTS = ("less_comm", "full")
 CRITERIA = ("diag", "exact")
 FEATURES = ("ntk", "identity")
-
-
-def _choice(name, value, allowed):
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
 
 
 def _gemm_inplace(A: np.ndarray, alpha: float, L: np.ndarray, R: np.ndarray) -> None:
@@ -261,36 +257,32 @@ class FNUCB(Policy):
                  objective="official", stop_train_after=2000, official_train_subset=False,
                  mirror=None, nn_dtype="float64", device="auto", tie_break="random", local_stats=False):
         super().__init__(n_agents, horizon, dim, seed, ledger)
-        _choice("nn_mode", nn_mode, NN_MODES)
-        _choice("alpha_mode", alpha_mode, ALPHA_MODES)
-        _choice("variant", variant, VARIANTS)
-        _choice("criterion", criterion, CRITERIA)
-        _choice("features", features, FEATURES)
-        _choice("tie_break", tie_break, ("random", "first"))
-        _choice("nn_dtype", nn_dtype, ("float64", "float32"))
-        if not lam > 0:
-            raise ValueError(f"lam must be > 0, got {lam}")
-        if nu_a < 0 or nu_b < 0:
-            raise ValueError(f"nu_a and nu_b must be >= 0, got {nu_a}, {nu_b}")
-        if not D >= 0:
-            raise ValueError(f"D must be >= 0 (0: a round every iteration), got {D}")
-        if alpha_ramp <= 0 or alpha_delay < 0:
-            raise ValueError(f"alpha_ramp must be > 0 and alpha_delay >= 0, got {alpha_ramp}, {alpha_delay}")
-        if budget_steps is not None and (nn_mode != "fedavg_budget" or isinstance(budget_steps, bool)
-                                         or int(budget_steps) != budget_steps or budget_steps < 1):
-            raise ValueError(f"budget_steps must be an integer >= 1 and only goes with nn_mode='fedavg_budget', "
-                             f"got {budget_steps!r} with nn_mode={nn_mode!r}")
-        if stop_train_after < 0:
-            raise ValueError(f"stop_train_after must be >= 0, got {stop_train_after}")
+        check("nn_mode", nn_mode, one_of(*NN_MODES))
+        check("alpha_mode", alpha_mode, one_of(*ALPHA_MODES))
+        check("variant", variant, one_of(*VARIANTS))
+        check("criterion", criterion, one_of(*CRITERIA))
+        check("features", features, one_of(*FEATURES))
+        check("tie_break", tie_break, one_of("random", "first"))
+        check("nn_dtype", nn_dtype, one_of("float64", "float32"))
+        check("lam", lam, gt(0))
+        check("nu_a", nu_a, ge(0))
+        check("nu_b", nu_b, ge(0))
+        check("D", D, ge(0))
+        check("alpha_ramp", alpha_ramp, gt(0))
+        check("alpha_delay", alpha_delay, ge(0))
+        if budget_steps is not None:
+            check("budget_steps", budget_steps, rule(lambda b: not isinstance(b, bool) and int(b) == b and b >= 1,
+                                                     "a whole number >= 1"))
+            check("nn_mode", nn_mode, one_of("fedavg_budget"), note="budget_steps is given")
+        check("stop_train_after", stop_train_after, ge(0))
         if alpha_mode.startswith("theory"):
-            if alpha_candidates is None:
-                raise ValueError(f"alpha_mode={alpha_mode!r} needs alpha_candidates, an (M, {dim}) array of "
-                                 "contexts standing in for the domain (Sec. 3.3 takes σ_min, σ_max over the whole domain)")
-            alpha_candidates = np.asarray(alpha_candidates, dtype=float)
-            if alpha_candidates.ndim != 2 or alpha_candidates.shape[1] != dim:
-                raise ValueError(f"alpha_candidates must have shape (M, {dim}), got {alpha_candidates.shape}")
-        if features == "identity" and alpha_mode != "zero":
-            raise ValueError("features='identity' has no network: use alpha_mode='zero' (UCB_a only)")
+            shape = rule(lambda a: a is not None and np.ndim(a) == 2 and np.shape(a)[1] == dim, f"an (M, {dim}) array")
+            note = (f"alpha_mode={alpha_mode!r}: contexts standing in for the domain (Sec. 3.3 takes σ_min, σ_max over "
+                    "the whole domain)")
+            alpha_candidates = check("alpha_candidates", None if alpha_candidates is None else
+                                     np.asarray(alpha_candidates, dtype=float), shape, note=note)
+        if features == "identity":
+            check("alpha_mode", alpha_mode, one_of("zero"), note="features='identity' has no network: UCB_a only")
         self.lam, self.nu_a, self.nu_b, self.D = float(lam), float(nu_a), float(nu_b), float(D)
         self.variant, self.diag, self.diag_rescale_mean = variant, bool(diag), bool(diag_rescale_mean)
         self.criterion = "diag" if self.diag else criterion
@@ -302,8 +294,8 @@ class FNUCB(Policy):
         self.uses_nn = alpha_mode != "zero"
         self.local_stats = bool(local_stats)
         self.mirror = (init == "ntk") if mirror is None else bool(mirror)
-        if self.mirror and features != "ntk":
-            raise ValueError("mirror=True applies to the network's inputs (features='ntk')")
+        if self.mirror:
+            check("features", features, one_of("ntk"), note="mirror=True applies to the network's inputs")
         d_in = 2 * int(dim) if self.mirror else int(dim)
         N, T = self.N, self.T
         children = seed.spawn(N + 1)
@@ -318,8 +310,7 @@ class FNUCB(Policy):
 
             self.mlp = nn.MLP(d_in, width, depth, init, dtype=getattr(torch, nn_dtype), device=device)
             self.feature_scale = feature_scale
-            if feature_scale not in nn.FEATURE_SCALES:
-                raise ValueError(f"feature_scale must be one of {nn.FEATURE_SCALES}, got {feature_scale!r}")
+            check("feature_scale", feature_scale, one_of(*nn.FEATURE_SCALES))
             steps = train_steps
             if nn_mode == "fedavg_budget":  # budget-matched FedAvg: the code's train_steps · N per round by default
                 steps = int(budget_steps) if budget_steps is not None else int(train_steps) * self.N

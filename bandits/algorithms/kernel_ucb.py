@@ -35,6 +35,7 @@ from ..estimators import CandidatePosterior, ExactGP, TorchExactGP, resolve_devi
 from ..kernels import make_kernel
 from ..linalg import solve_lower
 from ..sim import Policy
+from ..validation import check, fail, one_of
 
 __all__ = ["argmax_ties", "ucb_width", "KernelUCBAgent", "PendingQueries", "NKernelUCB", "OneKernelUCB"]
 
@@ -53,7 +54,7 @@ def ucb_width(var: np.ndarray, lam: float, variance_scale: str) -> np.ndarray:
         return np.sqrt(np.maximum(var, 0.0))
     if variance_scale == "ridge":
         return np.sqrt(np.maximum(var, 0.0) / lam)
-    raise ValueError(f"variance_scale must be 'gp' or 'ridge', got {variance_scale!r}")
+    fail("variance_scale", variance_scale, one_of("gp", "ridge"))
 
 
 class KernelUCBAgent:
@@ -267,10 +268,8 @@ class OneKernelUCB(Policy):
                  beta=1.0, variance_scale="ridge", tie_break="random", download="all", device="cpu",
                  batch="none"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
-        if download not in ("all", "none"):
-            raise ValueError(f"download must be 'all' or 'none', got {download!r}")
-        if batch not in self.BATCH:
-            raise ValueError(f"batch must be 'none' or 'fantasy', got {batch!r}")
+        check("download", download, one_of("all", "none"))
+        check("batch", batch, one_of(*self.BATCH))
         self.download, self.batch = download, batch
         self.rngs = [np.random.default_rng(s) for s in seed.spawn(n_agents)]
         # the factor buffer is sized for one point per step up front (it still grows if more

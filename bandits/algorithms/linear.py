@@ -108,6 +108,7 @@ from ..comm import SERVER, CommLedger
 from ..estimators import LinearRidge
 from ..sim import Policy
 from .kernel_ucb import argmax_ties
+from ..validation import check, fail, ge, gt, one_of, optional
 
 __all__ = [
     "default_threshold",
@@ -143,18 +144,14 @@ def default_threshold(form: str, horizon: int, n_agents: int, dim: int) -> float
         return float(T / (N * d * np.log(N * T)))
     if form == "he2022":
         return 1.0 / N**2
-    raise ValueError(f"unknown threshold form {form!r}; allowed: banditlib, wang2020, fedglb_repo, he2022")
+    fail("form", form, one_of("banditlib", "wang2020", "fedglb_repo", "he2022"))
 
 
 def _check_common(lam, alpha, D, trigger_count=None):
-    if lam <= 0:
-        raise ValueError(f"lam must be > 0, got {lam}")
-    if alpha < 0:
-        raise ValueError(f"alpha must be >= 0, got {alpha}")
-    if D is not None and D <= 0:
-        raise ValueError(f"D must be > 0, got {D}")
-    if trigger_count is not None and trigger_count not in TRIGGER_COUNTS:
-        raise ValueError(f"trigger_count must be one of {TRIGGER_COUNTS}, got {trigger_count!r}")
+    check("lam", lam, gt(0))
+    check("alpha", alpha, ge(0))
+    check("D", D, optional(gt(0)))
+    check("trigger_count", trigger_count, optional(one_of(*TRIGGER_COUNTS)))
 
 
 # ------------------------------------------------------------------------------ single agent
@@ -494,18 +491,13 @@ class FedGLBUCB(Policy):
                  count_n=False, sync_seen_only=False, tie_break="random"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
         _check_common(lam, alpha, D, trigger_count)
-        if S <= 0:
-            raise ValueError(f"S must be > 0, got {S}")
-        if projection not in ("ball", "none"):
-            raise ValueError(f"projection must be 'ball' or 'none', got {projection!r}")
-        if agd_init not in ("zero", "warm"):
-            raise ValueError(f"agd_init must be 'zero' or 'warm', got {agd_init!r}")
-        if agd_max_iters is not None and agd_max_iters < 1:
-            raise ValueError(f"agd_max_iters must be >= 1 or None, got {agd_max_iters}")
+        check("S", S, gt(0))
+        check("projection", projection, one_of("ball", "none"))
+        check("agd_init", agd_init, one_of("zero", "warm"))
+        check("agd_max_iters", agd_max_iters, optional(ge(1)))
         self.lam, self.alpha, self.S = float(lam), float(alpha), float(S)
         self.c_mu = float(c_mu) if c_mu is not None else float(expit(S) * (1.0 - expit(S)))
-        if self.c_mu <= 0:
-            raise ValueError(f"c_mu must be > 0, got {self.c_mu}")
+        check("c_mu", self.c_mu, gt(0))
         self.lam_c = self.lam / self.c_mu
         self.D = float(D) if D is not None else default_threshold("banditlib", horizon, n_agents, dim)
         self.projection, self.agd_init = projection, agd_init

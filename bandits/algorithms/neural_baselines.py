@@ -85,9 +85,10 @@ from ..comm import CommLedger
 from ..kernels import make_kernel
 from ..linalg import chol_rank1_update
 from ..sim import Policy
-from .fn_ucb import _choice, sherman_morrison_inplace
+from .fn_ucb import sherman_morrison_inplace
 from .kernel_ucb import KernelUCBAgent, argmax_ties
 from .linear import LinUCBAgent
+from ..validation import check, ge, gt, one_of, optional, rule
 
 __all__ = [
     "WIDTH_FORMS",
@@ -113,17 +114,14 @@ LAPLACIAN = {"name": "matern", "nu": 0.5, "lengthscale": 1.0}
 
 def width_coefficient(lam: float, nu: float, width_form: str = "paper") -> float:
     """``c = ν √λ`` ("paper") or ``√(λν)`` ("official"); see the module docstring."""
-    _choice("width_form", width_form, WIDTH_FORMS)
-    if not lam > 0:
-        raise ValueError(f"lam must be > 0, got {lam}")
-    if not nu >= 0:
-        raise ValueError(f"nu must be >= 0, got {nu}")
+    check("width_form", width_form, one_of(*WIDTH_FORMS))
+    check("lam", lam, gt(0))
+    check("nu", nu, ge(0))
     return float(nu * np.sqrt(lam)) if width_form == "paper" else float(np.sqrt(lam * nu))
 
 
 def _check_stop(name, value):
-    if value is not None and int(value) < 0:
-        raise ValueError(f"{name} must be >= 0 or None, got {value}")
+    check(name, value, optional(rule(lambda v: int(v) >= 0, ">= 0")))
     return None if value is None else int(value)
 
 
@@ -172,19 +170,17 @@ class NeuralBandit(Policy):
                  objective="official", train_steps=30, lr=0.01, stop_train_after=2000, device="auto",
                  grad_method="auto", tie_break="random", nn_dtype="float64"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
-        _choice("style", style, STYLES)
-        _choice("tie_break", tie_break, ("random", "first"))
-        _choice("nn_dtype", nn_dtype, ("float64", "float32"))
+        check("style", style, one_of(*STYLES))
+        check("tie_break", tie_break, one_of("random", "first"))
+        check("nn_dtype", nn_dtype, one_of("float64", "float32"))
         self.c = width_coefficient(lam, nu, width_form)
         self.style, self.lam, self.diag, self.tie_break = style, float(lam), bool(diag), tie_break
         self.stop_train_after = _check_stop("stop_train_after", stop_train_after)
         nn = importlib.import_module("bandits.neural")
         torch = importlib.import_module("torch")
         self._nn, self._torch = nn, torch
-        if feature_scale not in nn.FEATURE_SCALES:
-            raise ValueError(f"feature_scale must be one of {nn.FEATURE_SCALES}, got {feature_scale!r}")
-        if grad_method not in nn.GRAD_METHODS:
-            raise ValueError(f"grad_method must be one of {nn.GRAD_METHODS}, got {grad_method!r}")
+        check("feature_scale", feature_scale, one_of(*nn.FEATURE_SCALES))
+        check("grad_method", grad_method, one_of(*nn.GRAD_METHODS))
         self.feature_scale, self.grad_method = feature_scale, grad_method
         self.mlp = nn.MLP(dim, width, depth, init, dtype=getattr(torch, nn_dtype), device=device)
         self.train_cfg = nn.TrainConfig(steps=train_steps, lr=lr, lam=lam, objective=objective)
@@ -332,8 +328,8 @@ class LinearBandit(Policy):
     def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, *, style="ucb", lam=1.0, nu=0.1,
                  width_form="paper", official_variance_width=False, stop_update_after=2000, tie_break="random"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
-        _choice("style", style, STYLES)
-        _choice("tie_break", tie_break, ("random", "first"))
+        check("style", style, one_of(*STYLES))
+        check("tie_break", tie_break, one_of("random", "first"))
         self.style, self.lam = style, float(lam)
         self.c = width_coefficient(lam, nu, width_form)
         self.official_variance_width = bool(official_variance_width)
@@ -403,8 +399,8 @@ class KernelBandit(Policy):
                  width_form="paper", kernel=None, max_history=1000, stop_update_after=2000, device="cpu",
                  tie_break="random"):
         super().__init__(n_agents, horizon, dim, seed, ledger)
-        _choice("style", style, STYLES)
-        _choice("tie_break", tie_break, ("random", "first"))
+        check("style", style, one_of(*STYLES))
+        check("tie_break", tie_break, one_of("random", "first"))
         self.style, self.lam = style, float(lam)
         self.c = width_coefficient(lam, nu, width_form)
         self.max_history = _check_stop("max_history", max_history)

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from ..linalg import cholesky_jitter, chol_solve
+from ..validation import fail, one_of
 
 __all__ = ["CONSTANTS", "sample_size_constant", "sample_size", "delta_r", "kernel_estimate", "tau"]
 
@@ -34,7 +35,7 @@ def sample_size_constant(constants: str = "practical", eps: float = 0.1) -> floa
         return 32.0 * (1.0 + eps) ** 2
     if constants == "practical":
         return 2.0 * (1.0 + eps)
-    raise ValueError(f"constants must be one of {CONSTANTS}, got {constants!r}")
+    fail("constants", constants, one_of(*CONSTANTS))
 
 
 def delta_r(delta: float, r: int) -> float:

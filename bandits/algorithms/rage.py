@@ -78,6 +78,7 @@ from ..design import (all_pairs, design_dimension, efficient_rounding, feature_m
                       pairwise_differences, xy_optimal_design)
 from ..sim import PEPolicy
 from .pe_common import CONSTANTS, sample_size, tau
+from ..validation import between, check, ge, one_of, rule
 
 __all__ = [
     "RAGECore", "PeaceFBCore", "UniformFBCore", "ALBACore",
@@ -185,8 +186,7 @@ def oracle_theta_norms(instance) -> list[float]:
 
 
 def _check_constants(constants: str) -> None:
-    if constants not in CONSTANTS:
-        raise ValueError(f"constants must be one of {CONSTANTS}, got {constants!r}")
+    check("constants", constants, one_of(*CONSTANTS))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -200,8 +200,7 @@ class _Core:
 
     def __init__(self, features):
         X = np.asarray(features, dtype=float)
-        if X.ndim != 2 or X.shape[0] < 1:
-            raise ValueError(f"features must be a (K, p) array, got shape {X.shape}")
+        check("features", X, rule(lambda a: a.ndim == 2 and a.shape[0] >= 1, "a (K, p) array with K >= 1"))
         self.X = X
         self.K = X.shape[0]
         self._key = _features_key(X)
@@ -256,8 +255,7 @@ class RAGECore(_Core):
     def __init__(self, features, delta: float, xi: float = 1e-6, eps: float = 0.1,
                  constants: str = "practical", max_rounds: int = 40, design_method: str = "newton"):
         super().__init__(features)
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must be in (0, 1), got {delta}")
+        check("delta", delta, between(0, 1))
         _check_constants(constants)
         self.delta, self.xi, self.eps, self.constants = float(delta), float(xi), float(eps), constants
         self.max_rounds, self.design_method = int(max_rounds), design_method
@@ -344,12 +342,10 @@ class PeaceFBCore(_Core):
                  design_method: str = "newton", complexity: str = "omega", seed=None,
                  width_kwargs: dict | None = None):
         super().__init__(features)
-        if int(budget) < 1:
-            raise ValueError(f"budget must be >= 1, got {budget}")
-        if complexity not in ("omega", "gaussian_width"):
-            raise ValueError(f"complexity must be 'omega' or 'gaussian_width', got {complexity!r}")
-        if complexity == "gaussian_width" and seed is None:
-            raise ValueError("complexity='gaussian_width' needs a seed (its Monte-Carlo draws)")
+        check("budget", int(budget), ge(1))
+        check("complexity", complexity, one_of("omega", "gaussian_width"))
+        if complexity == "gaussian_width":
+            check("seed", seed, rule(lambda s: s is not None, "given"), note="complexity='gaussian_width' draws")
         self.T, self.xi, self.eps = int(budget), float(xi), float(eps)
         self.reuse, self.tie_tol, self.design_method = bool(reuse_past_rounds), float(tie_tol), design_method
         self.complexity = complexity
@@ -444,8 +440,7 @@ class UniformFBCore(_Core):
 
     def __init__(self, features, budget: int, xi: float = 1e-6):
         super().__init__(features)
-        if int(budget) < 1:
-            raise ValueError(f"budget must be >= 1, got {budget}")
+        check("budget", int(budget), ge(1))
         self.T, self.xi = int(budget), float(xi)
         self.estimate: np.ndarray | None = None
 
@@ -547,12 +542,10 @@ class ALBACore(_Core):
                  design: str = "g-optimal", fw_tol: float = 0.01, fw_max_iter: int = 5000,
                  max_batches: int = 2000):
         super().__init__(features)
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must be in (0, 1), got {delta}")
-        if theta_norm is None or not np.isfinite(theta_norm) or theta_norm < 0:
-            raise ValueError(f"theta_norm must be a finite non-negative number, got {theta_norm}")
-        if design not in ("g-optimal", "spanner"):
-            raise ValueError(f"design must be 'g-optimal' or 'spanner', got {design!r}")
+        check("delta", delta, between(0, 1))
+        check("theta_norm", theta_norm, rule(lambda v: v is not None and np.isfinite(v) and v >= 0,
+                                             "a finite number >= 0"))
+        check("design", design, one_of("g-optimal", "spanner"))
         if not isinstance(rng, np.random.Generator):
             raise TypeError("rng must be a numpy.random.Generator")
         self.delta, self.L, self.rng, self.design = float(delta), float(theta_norm), rng, design
@@ -784,8 +777,7 @@ class IndPeaceFB(_IndPolicy):
                  width_kwargs: dict | None = None):
         super().__init__(instance, seed, ledger)
         budget = _budget(budget, T)
-        if complexity not in ("omega", "gaussian_width"):
-            raise ValueError(f"parameter 'complexity' must be 'omega' or 'gaussian_width', got {complexity!r}")
+        check("complexity", complexity, one_of("omega", "gaussian_width"))
         self.cores = [PeaceFBCore(F, budget, xi=xi, eps=eps, reuse_past_rounds=reuse_past_rounds,
                                   tie_tol=tie_tol, design_method=design_method, complexity=complexity,
                                   seed=_child_seed(seed, v) if complexity == "gaussian_width" else None,
@@ -811,8 +803,8 @@ class IndUniformFB(_IndPolicy):
 def _budget(budget, T) -> int:
     if budget is None and T is None:
         raise TypeError("a fixed-budget policy needs budget=T (per-agent samples)")
-    if budget is not None and T is not None and int(budget) != int(T):
-        raise ValueError("budget and T disagree")
+    if budget is not None and T is not None:
+        check("budget", int(budget), one_of(int(T)), note="budget and T must agree")
     return int(budget if budget is not None else T)
 
 
@@ -822,8 +814,7 @@ def _norms(theta_norms, V: int) -> list[float]:
     arr = np.atleast_1d(np.asarray(theta_norms, dtype=float))
     if arr.size == 1:
         arr = np.full(V, float(arr[0]))
-    if arr.shape != (V,):
-        raise ValueError(f"theta_norms must have {V} entries, got {arr.size}")
+    check("theta_norms", arr, rule(lambda a: a.shape == (V,), f"{V} entries (one per agent)"))
     return [float(a) for a in arr]
 
 

@@ -13,6 +13,7 @@ from .parsers import (BanData, Graph, MushroomData, Ratings, TwitchData, parse_m
                       parse_movielens_ratings, parse_mushroom, parse_shuttle, parse_snap_graph,
                       parse_twitch, parse_yelp)
 from .registry import TWITCH_LANGUAGES, fetch_path
+from ..validation import check, one_of
 
 __all__ = [
     "load_magic",
@@ -42,8 +43,7 @@ def load_shuttle(part: str = "all", *, root=None, verify: bool = True):
     first), trn (43500), tst (14500)."""
     names = {"all": ("shuttle-trn", "shuttle-tst"), "trn": ("shuttle-trn",),
              "tst": ("shuttle-tst",)}
-    if part not in names:
-        raise ValueError("part must be 'all', 'trn' or 'tst'")
+    check("part", part, one_of(*names))
     return parse_shuttle(*(fetch_path(n, root=root, verify=verify) for n in names[part]))
 
 
@@ -53,8 +53,7 @@ _MOVIELENS_VARIANTS = {"ml-latest-small": "movielens-ratings", "ml-100k": "ml-10
 
 def load_movielens(variant: str = "ml-latest-small", *, root=None, verify: bool = True) -> Ratings:
     """MovieLens ratings: ``variant`` in ml-latest-small (shared copy), ml-100k, ml-25m."""
-    if variant not in _MOVIELENS_VARIANTS:
-        raise ValueError(f"variant must be one of {sorted(_MOVIELENS_VARIANTS)}")
+    check("variant", variant, one_of(*_MOVIELENS_VARIANTS))
     return parse_movielens_ratings(fetch_path(_MOVIELENS_VARIANTS[variant], root=root, verify=verify))
 
 
@@ -72,8 +71,7 @@ def load_ego_facebook(*, root=None, verify: bool = True) -> Graph:
 def load_twitch(lang: str = "ENGB", *, root=None, verify: bool = True) -> TwitchData:
     """SNAP Twitch (MUSAE) graph of one language (DE ENGB ES FR PTBR RU TW)."""
     lang = lang.upper()
-    if lang not in TWITCH_LANGUAGES:
-        raise ValueError(f"lang must be one of {TWITCH_LANGUAGES}")
+    check("lang", lang, one_of(*TWITCH_LANGUAGES))
     return parse_twitch(*(fetch_path(f"twitch-{lang}-{k}", root=root, verify=verify)
                           for k in ("edges", "target", "features")))
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from .loaders import load_magic, load_mushroom, load_shuttle
 from .parsers import BanData
+from ..validation import between, check, fail, ge, le, one_of, rule
 
 __all__ = [
     "zscore",
@@ -49,8 +50,7 @@ __all__ = [
 def _as_rng(rng) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None:
-        raise ValueError("rng: pass an explicit numpy.random.Generator (or an int seed)")
+    check("rng", rng, rule(lambda r: r is not None, "an explicit numpy.random.Generator (or an int seed)"))
     return np.random.default_rng(rng)
 
 
@@ -62,8 +62,7 @@ def zscore(X) -> np.ndarray:
         X: (n, d) array.
     """
     X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-d (n_samples, n_features), got shape {X.shape}")
+    check("X", X, rule(lambda a: a.ndim == 2, "a 2-d (n_samples, n_features) array"))
     if X.shape[0] == 0:
         return X.copy()
     from sklearn.preprocessing import StandardScaler
@@ -85,8 +84,7 @@ def one_hot(codes, missing_as_level: bool = True) -> np.ndarray:
         (n, sum of the columns' level counts) float64.
     """
     codes = np.asarray(codes)
-    if codes.ndim != 2:
-        raise ValueError(f"codes must be 2-d (n_samples, n_attributes), got shape {codes.shape}")
+    check("codes", codes, rule(lambda a: a.ndim == 2, "a 2-d (n_samples, n_attributes) array"))
     levels = [np.unique(col) for col in codes.T]
     if not missing_as_level:
         levels = [lv[lv != -1] for lv in levels]
@@ -126,16 +124,12 @@ def kmeans(X, n_clusters: int, rng, *, n_init: int = 10, max_iter: int = 300,
     """
     rng = _as_rng(rng)
     X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-d (n_samples, n_features), got shape {X.shape}")
+    check("X", X, rule(lambda a: a.ndim == 2, "a 2-d (n_samples, n_features) array"))
     n = X.shape[0]
     k = int(n_clusters)
-    if not 1 <= k <= n:
-        raise ValueError(f"n_clusters must be in 1..n_samples = {n}, got {n_clusters}")
-    if int(n_init) < 1:
-        raise ValueError(f"n_init must be >= 1, got {n_init}")
-    if int(max_iter) < 1:
-        raise ValueError(f"max_iter must be >= 1, got {max_iter}")
+    check("n_clusters", k, between(1, n, "both"))
+    check("n_init", int(n_init), ge(1))
+    check("max_iter", int(max_iter), ge(1))
     from sklearn.cluster import KMeans
     from threadpoolctl import threadpool_limits
 
@@ -180,10 +174,8 @@ def cluster_arms(X, y, rng, *, n_clusters: int = 20, n_init: int = 10, max_iter:
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64).reshape(-1)
-    if y.shape[0] != X.shape[0]:
-        raise ValueError("X and y have different numbers of rows")
-    if not np.isin(y, (0.0, 1.0)).all():
-        raise ValueError("y must be binary (0/1); binarise the labels first")
+    check("y", y, rule(lambda v: v.shape[0] == X.shape[0], f"{X.shape[0]} labels, one per row of X"),
+          rule(lambda v: np.isin(v, (0.0, 1.0)).all(), "binary (0/1): binarise the labels first"))
     centers, labels, inertia = kmeans(X, n_clusters, rng, n_init=n_init, max_iter=max_iter, tol=tol)
     sizes = np.bincount(labels, minlength=n_clusters)
     means = np.bincount(labels, weights=y, minlength=n_clusters) / np.maximum(sizes, 1)
@@ -193,7 +185,7 @@ def cluster_arms(X, y, rng, *, n_clusters: int = 20, n_init: int = 10, max_iter:
         if top > 0:
             contexts = centers / top
     elif scale is not None:
-        raise ValueError("scale must be 'max_norm' or None")
+        fail("scale", scale, "'max_norm' or None")
     return ClusterArms(contexts, means, labels, sizes, centers, inertia)
 
 
@@ -218,7 +210,7 @@ def uci_binary_problem(dataset: str, *, root=None, verify: bool = True):
     if dataset == "shuttle":
         X, y = load_shuttle(root=root, verify=verify)
         return zscore(X), (y == 1).astype(np.float64)
-    raise ValueError("dataset must be 'magic', 'mushroom' or 'shuttle'")
+    fail("dataset", dataset, one_of("magic", "mushroom", "shuttle"))
 
 
 def uci_cluster_arms(dataset: str, rng, *, root=None, verify: bool = True, **kwargs) -> ClusterArms:
@@ -239,8 +231,7 @@ BAN_THRESHOLDS = {"positive_above": 4.0, "negative_below": 2.0, "negative_inclus
 def _thresholds(thresholds) -> dict:
     if isinstance(thresholds, str):
         table = {"paper": PAPER_THRESHOLDS, "ban": BAN_THRESHOLDS}
-        if thresholds not in table:
-            raise ValueError("thresholds must be 'paper', 'ban' or a mapping")
+        check("thresholds", thresholds, one_of(*table))
         return dict(table[thresholds])
     out = dict(PAPER_THRESHOLDS)
     out.update(thresholds)
@@ -255,7 +246,7 @@ def binarize_ratings(rating, thresholds: str | Mapping = "paper") -> np.ndarray:
     pos = r > t["positive_above"]
     neg = (r <= t["negative_below"]) if t["negative_inclusive"] else (r < t["negative_below"])
     if (pos & neg).any():
-        raise ValueError("thresholds overlap: a rating is both positive and negative")
+        fail("thresholds", thresholds, "thresholds that do not overlap", note="a rating is both positive and negative")
     return (pos.astype(np.int8) - neg.astype(np.int8)).astype(np.int8)
 
 
@@ -284,8 +275,7 @@ def ban_rating_matrix(user, item, rating, *, n_users: int = 2000, n_items: int =
     user = np.asarray(user, dtype=np.int64).reshape(-1)
     item = np.asarray(item, dtype=np.int64).reshape(-1)
     lab = binarize_ratings(rating, thresholds)
-    if not (user.shape == item.shape == lab.shape):
-        raise ValueError("user, item and rating must have the same length")
+    check("rating", rating, rule(lambda _: user.shape == item.shape == lab.shape, "as long as user and item"))
     keep = lab != 0
     user, item, lab = user[keep], item[keep], lab[keep]
     uid, uinv = np.unique(user, return_inverse=True)
@@ -415,8 +405,7 @@ def _rows_without_replacement(rng: np.random.Generator, n: int, rows: int, k: in
     (``Generator.choice(replace=False)`` draws one row per call, a Python loop over T = 10^4
     rounds); this draws every row at once (random-key prefixes, or iid rows redrawn on a clash).
     """
-    if k > n:
-        raise ValueError(f"cannot draw {k} distinct items from {n}")
+    check("k", k, le(n))
     if k == 0 or rows == 0:
         return np.zeros((rows, k), dtype=np.int64)
     if k * k > n or n * rows <= _DENSE_DRAW_LIMIT:
@@ -453,8 +442,7 @@ def ban_decision_sets(entries, user_features, item_features, rng, n_rounds: int,
     uf = np.asarray(user_features, dtype=np.float64)
     itf = np.asarray(item_features, dtype=np.float64)
     T, K = int(n_rounds), int(n_arms)
-    if K < 1:
-        raise ValueError("n_arms must be >= 1")
+    check("K", K, ge(1))
     pos = np.flatnonzero(entries[:, 2] == rewarded_label)
     if pos.size == 0:
         raise ValueError(f"no entry labelled {rewarded_label}")

@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
+from ..validation import check, fail, ge, gt, rule
 
 __all__ = ["BLAS_THREADS", "DesignResult", "design_matrix", "design_norms", "kernel_design_norms",
            "feature_map_from_gram", "all_pairs", "within_group_pairs", "pairs_to_best", "pairwise_differences",
@@ -87,17 +88,14 @@ def as_2d(a, name: str) -> np.ndarray:
     a = np.asarray(a, dtype=float)
     if a.ndim == 1:
         a = a[None, :]
-    if a.ndim != 2:
-        raise ValueError(f"{name} must be 2-D, got shape {a.shape}")
+    check(name, a, rule(lambda x: x.ndim == 2, "a 1-D or 2-D array"))
     return a
 
 
 def check_weights(weights, K: int) -> np.ndarray:
     w = np.asarray(weights, dtype=float)
-    if w.shape != (K,):
-        raise ValueError(f"weights must have shape ({K},), got {w.shape}")
-    if np.any(w < 0) or not np.isfinite(w).all():
-        raise ValueError("weights must be finite and non-negative")
+    check("weights", w, rule(lambda x: x.shape == (K,), f"a ({K},) array"),
+          rule(lambda x: not np.any(x < 0) and np.isfinite(x).all(), "finite and non-negative"))
     return w
 
 
@@ -179,8 +177,7 @@ def kernel_design_norms(gram, weights, C, zeta: float) -> np.ndarray:
     Returns:
         (m,) array of norms.
     """
-    if not zeta > 0:
-        raise ValueError("the Woodbury form needs zeta > 0")
+    check("zeta", zeta, gt(0))
     G = np.asarray(gram, dtype=float)
     K = G.shape[0]
     C = target_coefficients(C, K)
@@ -211,8 +208,7 @@ def feature_map_from_gram(gram, rtol: float = 1e-10) -> np.ndarray:
         (K, r) feature matrix, columns ordered by decreasing eigenvalue.
     """
     G = np.asarray(gram, dtype=float)
-    if G.ndim != 2 or G.shape[0] != G.shape[1]:
-        raise ValueError("gram must be square")
+    check("gram", G, rule(lambda a: a.ndim == 2 and a.shape[0] == a.shape[1], "a square array"))
     s, U = np.linalg.eigh(0.5 * (G + G.T))
     smax = max(s.max(initial=0.0), 0.0)
     keep = s > rtol * smax if smax > 0 else np.zeros_like(s, dtype=bool)
@@ -227,8 +223,7 @@ def target_coefficients(C, K: int) -> np.ndarray:
     C = np.asarray(C, dtype=float)
     if C.ndim == 1:
         C = C[None, :]
-    if C.ndim != 2 or C.shape[1] != K:
-        raise ValueError(f"coefficients must have shape (m, {K}) or be (m, 2) integer pairs")
+    check("coefficients", C, rule(lambda a: a.ndim == 2 and a.shape[1] == K, f"an (m, {K}) array or (m, 2) integer pairs"))
     return C
 
 
@@ -311,8 +306,7 @@ class ReducedProblem:
 def reduce_problem(X: np.ndarray, Y: np.ndarray, zeta: float, rtol: float = 1e-10) -> ReducedProblem:
     """Project onto span{x_i}.  A(zeta, lam) = zeta I on the complement, so
     y^T A^{-1} y = y_s^T A_s^{-1} y_s + ||y_perp||^2 / zeta exactly."""
-    if zeta < 0:
-        raise ValueError("zeta must be >= 0")
+    check("zeta", zeta, ge(0))
     _, sv, Vt = np.linalg.svd(X, full_matrices=False)
     keep = sv > rtol * sv.max() if sv.size and sv.max() > 0 else np.zeros(sv.shape, bool)
     B = Vt[keep].T  # (p, r)
@@ -323,7 +317,7 @@ def reduce_problem(X: np.ndarray, Y: np.ndarray, zeta: float, rtol: float = 1e-1
     resid[resid <= 1e-9 * np.maximum(yy, 1e-300)] = 0.0
     if np.any(resid > 0):
         if zeta == 0:
-            raise ValueError("with zeta = 0 every target must lie in the span of the arms")
+            fail("zeta", zeta, "> 0", note="some target lies outside the span of the arms")
         extra = resid / zeta
     else:
         extra = np.zeros(Y.shape[0])

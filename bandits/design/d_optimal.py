@@ -10,6 +10,7 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
 from .base import (DesignResult, as_2d, backtrack, blas_limit, check_weights, feature_map_from_gram, prune_weights,
                    reduce_problem)
+from ..validation import check, gt, one_of
 
 __all__ = ["d_optimal_design", "max_information_gain", "design_dimension", "effective_dimension", "symmetrize_weights"]
 
@@ -196,8 +197,7 @@ def d_optimal_design(
     lam0 = uni if weights0 is None else 0.9 * check_weights(weights0, K) / np.sum(weights0) + 0.1 * uni
     if r == 0:
         return DesignResult(uni, p * np.log(zeta) if zeta else -np.inf, 0.0, 0.0, 0, True, method)
-    if method not in ("newton", "frank-wolfe", "fw"):
-        raise ValueError("method must be 'newton' or 'frank-wolfe'")
+    check("method", method, one_of("newton", "frank-wolfe", "fw"))
     with blas_limit():
         if method == "newton":
             lam, ld, gap, it, conv = _newton_d(Xr, zeta, lam0, tol, max_iter or 300)
@@ -233,8 +233,7 @@ def max_information_gain(gram, zeta: float, *, rtol: float = 1e-10, **kwargs):
         ``(upsilon, result)`` with ``result`` the :class:`DesignResult` of the D-design
         (``result.weights`` is CoPE-KB's :math:`\lambda^*`).
     """
-    if not zeta > 0:
-        raise ValueError("zeta must be > 0")
+    check("zeta", zeta, gt(0))
     Psi = feature_map_from_gram(gram, rtol=rtol)
     res = d_optimal_design(Psi, zeta, **kwargs)
     r = Psi.shape[1]

@@ -8,6 +8,7 @@ import numpy as np
 
 from .base import SUPPORT_TOL, as_2d, check_weights, design_norms
 from .d_optimal import design_dimension
+from ..validation import Rule, check, check_all, fail, ge, gt, one_of, rule
 
 __all__ = ["efficient_rounding", "ceil_rounding", "round_design", "sample_design", "counts_to_sequence",
            "min_rounding_samples", "rounding_contract_ratio", "gaussian_width", "gaussian_width_design"]
@@ -20,8 +21,8 @@ __all__ = ["efficient_rounding", "ceil_rounding", "round_design", "sample_design
 
 def _support(weights, support_tol):
     w = np.asarray(weights, dtype=float)
-    if w.ndim != 1 or np.any(w < 0) or not np.isfinite(w).all() or w.sum() <= 0:
-        raise ValueError("weights must be a non-negative, non-zero 1-D array")
+    check("weights", w, rule(lambda x: x.ndim == 1 and not np.any(x < 0) and np.isfinite(x).all() and x.sum() > 0,
+                             "a non-negative, non-zero, finite 1-D array"))
     idx = np.flatnonzero(w > support_tol)
     if idx.size == 0:  # everything below the threshold: keep the largest
         idx = np.array([int(np.argmax(w))])
@@ -47,8 +48,7 @@ def efficient_rounding(weights, n: int, support_tol: float = SUPPORT_TOL) -> np.
         (K,) int64 counts, zero off the support.
     """
     n = int(n)
-    if n < 0:
-        raise ValueError("n must be >= 0")
+    check("n", n, ge(0))
     w = np.asarray(weights, dtype=float)
     idx, ws = _support(w, support_tol)
     s = idx.size
@@ -72,8 +72,7 @@ def ceil_rounding(weights, n: int, support_tol: float = SUPPORT_TOL) -> np.ndarr
     Gives :math:`n\lambda_i - 1 < n_i \le \lceil n\lambda_i\rceil` (so :math:`|n_i - n\lambda_i|<1`).
     """
     n = int(n)
-    if n < 0:
-        raise ValueError("n must be >= 0")
+    check("n", n, ge(0))
     w = np.asarray(weights, dtype=float)
     idx, ws = _support(w, support_tol)
     target = n * ws
@@ -96,7 +95,7 @@ def round_design(weights, n: int, method: str = "efficient", support_tol: float 
         return efficient_rounding(weights, n, support_tol)
     if method == "ceil":
         return ceil_rounding(weights, n, support_tol)
-    raise ValueError("method must be 'efficient' or 'ceil'")
+    fail("method", method, one_of("efficient", "ceil"))
 
 
 def sample_design(weights, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -135,18 +134,17 @@ def min_rounding_samples(
       (constant 1 is our choice; the paper only states :math:`O(d/\varepsilon^2)`); needs
       ``gram`` and ``zeta``.
     """
-    if not eps > 0:
-        raise ValueError("eps must be > 0")
+    check("eps", eps, gt(0))
     if rule == "cope-kb":
-        if gram is None or zeta is None:
-            raise ValueError("rule='cope-kb' needs gram and zeta")
+        given = Rule(lambda v: v is not None, "given")
+        check_all(gram=(gram, given), zeta=(zeta, given))
         return int(np.ceil(design_dimension(gram, weights, zeta) / eps**2))
     s = int(np.sum(np.asarray(weights) > support_tol))
     if rule == "rage":
         return int(np.ceil(2 * s / eps - 1e-9))
     if rule == "efficient":
         return int(np.ceil(s * (1 + eps) / eps - 1e-9))
-    raise ValueError("rule must be 'rage', 'efficient' or 'cope-kb'")
+    fail("rule", rule, one_of("rage", "efficient", "cope-kb"))
 
 
 def rounding_contract_ratio(X, counts, weights, Y, zeta: float = 0.0) -> float:
@@ -258,11 +256,9 @@ def gaussian_width_design(X, Z, zeta: float, rng: np.random.Generator, *, n_draw
 
     X, Z = as_2d(X, "X"), as_2d(Z, "Z")
     K, p = X.shape
-    if not zeta > 0:
-        raise ValueError(f"zeta must be > 0, got {zeta}")
+    check("zeta", zeta, gt(0))
     for name, v in (("n_draws", n_draws), ("n_iter", n_iter), ("n_eval", n_eval)):
-        if int(v) < 1:
-            raise ValueError(f"{name} must be >= 1, got {v}")
+        check("v", int(v), ge(1))
     lam0 = np.full(K, 1.0 / K) if weights0 is None else check_weights(weights0, K) / np.sum(weights0)
     Xt = torch.as_tensor(X, dtype=torch.float64)
     Zt = torch.as_tensor(Z - Z.mean(axis=0) if centre else Z, dtype=torch.float64)

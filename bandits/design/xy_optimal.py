@@ -10,6 +10,7 @@ from scipy.optimize import linprog
 
 from .base import (SUPPORT_TOL, DesignResult, ReducedProblem, as_2d, backtrack, blas_limit, check_weights, feature_map_from_gram,
                    prune_weights, reduce_problem, target_coefficients)
+from ..validation import check, one_of, rule
 
 __all__ = ["xy_lower_bound", "xy_optimal_design", "kernel_xy_optimal_design", "g_optimal_design",
            "kernel_g_optimal_design"]
@@ -299,8 +300,7 @@ _METHODS = ("newton", "mirror", "rage")
 def _solve_xy(red: ReducedProblem, *, method, tol, max_iter, weights0, prune_tol) -> DesignResult:
     K = red.X.shape[0]
     m = red.Y.shape[0]
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    check("method", method, one_of(*_METHODS))
     if m == 0:
         return DesignResult(np.full(K, 1.0 / K), 0.0, 0.0, 0.0, 0, True, method, np.zeros(0))
     ev = _Evaluator(red)
@@ -406,8 +406,7 @@ def xy_optimal_design(
     X, Y = as_2d(X, "X"), np.asarray(Y, dtype=float)
     if Y.ndim == 1:
         Y = Y[None, :] if Y.size else Y.reshape(0, X.shape[1])
-    if Y.ndim != 2 or Y.shape[1] != X.shape[1]:
-        raise ValueError(f"Y must have shape (m, {X.shape[1]})")
+    check("Y", Y, rule(lambda a: a.ndim == 2 and a.shape[1] == X.shape[1], f"an (m, {X.shape[1]}) array"))
     if tol is None:
         tol = {"newton": 1e-6, "mirror": 1e-3, "rage": 0.01}.get(method, 1e-6)
     with blas_limit():

@@ -13,6 +13,7 @@ import numpy as np
 
 from .base import SCHEDULES, Arms, ContextualEnv, FiniteDomainEnv
 from .functions import FUNCTIONS, get_function, sample_domain
+from ..validation import check, fail, ge, keys_in, one_of, rule
 
 __all__ = ["Arms", "FiniteDomainEnv", "ContextualEnv", "FUNCTIONS", "make_env", "env_seed_sequence"]
 
@@ -42,43 +43,31 @@ def make_env(spec: dict, env_seed: int = 0):
         return make_fn_env(spec, env_seed)
     from .datasets import DATASET_ENVS, recommendation_env, uci_env
 
-    if not isinstance(spec, dict) or "name" not in spec:
-        raise ValueError(f"env spec must be a dict with a 'name' in {sorted(FUNCTIONS) + list(DATASET_ENVS)}, "
-                         f"got {spec!r}")
+    check("spec", spec, rule(lambda s: isinstance(s, dict) and "name" in s,
+                             f"a dict with a 'name' in {sorted(FUNCTIONS) + list(DATASET_ENVS)}"))
     if spec["name"] in DATASET_ENVS:
-        extra = set(spec) - {"name", "schedule", "n_clusters", "K"}
-        if extra:
-            raise ValueError(f"unknown env spec keys {sorted(extra)} for dataset {spec['name']!r}; "
-                             "allowed: name, schedule, n_clusters (UCI), K (MovieLens/Yelp)")
+        check("spec", spec, keys_in("name", "schedule", "n_clusters", "K"),
+              note="n_clusters for UCI, K for MovieLens/Yelp")
         if spec["name"] in ("magic", "mushroom"):
             return uci_env(spec["name"], env_seed, spec.get("n_clusters", 20), spec.get("schedule", "uniform"))
         return recommendation_env(spec["name"], spec.get("K", 20), spec.get("schedule", "uniform"))
     if spec.get("kind") == "contextual":
-        unknown = set(spec) - _CONTEXTUAL_KEYS
-        if unknown:
-            raise ValueError(f"unknown env spec keys {sorted(unknown)}; allowed: {sorted(_CONTEXTUAL_KEYS)}")
+        check("spec", spec, keys_in(*_CONTEXTUAL_KEYS))
         fs = get_function(spec["name"])
         f = fs.make(np.random.default_rng(env_seed_sequence(fs.name, env_seed)))
         K = int(spec.get("K", 20))
-        if K < 1:
-            raise ValueError(f"env K (arms per decision set) must be >= 1, got {K}")
+        check("K", K, ge(1))
         dom = fs.domain
         return ContextualEnv(sampler=lambda rng, n: sample_domain(rng, n, fs.dim, dom), f=f, n_arms=K,
                              dim=fs.dim, noise_std=float(spec.get("noise_std", 0.1)), name=fs.name,
                              schedule=spec.get("schedule", "uniform"), info={"lengthscale": fs.lengthscale})
-    if spec.get("kind", "finite") != "finite":
-        raise ValueError(f"env kind must be 'finite' or 'contextual', got {spec.get('kind')!r}")
-    spec = {k: v for k, v in spec.items() if k != "kind"}
-    unknown = set(spec) - _FINITE_KEYS
-    if unknown:
-        raise ValueError(f"unknown env spec keys {sorted(unknown)}; allowed: {sorted(_FINITE_KEYS)}")
+    check("kind", spec.get("kind", "finite"), one_of("finite", "contextual"))
+    spec = check("spec", {k: v for k, v in spec.items() if k != "kind"}, keys_in(*_FINITE_KEYS))
     fs = get_function(spec["name"])
     M = int(spec.get("M", 2000))
-    if M < 1:
-        raise ValueError(f"env M (number of candidates) must be >= 1, got {M}")
+    check("M", M, ge(1))
     noise_std = float(spec.get("noise_std", 0.2))
-    if noise_std < 0:
-        raise ValueError(f"env noise_std must be >= 0, got {noise_std}")
+    check("noise_std", noise_std, ge(0))
     domain = spec.get("domain", fs.domain)
     ss_fun, ss_dom = env_seed_sequence(fs.name, env_seed).spawn(2)
     f = fs.make(np.random.default_rng(ss_fun))
@@ -89,10 +78,10 @@ def make_env(spec: dict, env_seed: int = 0):
         fstar = float(fvals.max())
     elif which == "continuous":
         if f.fstar is None:
-            raise ValueError(f"function {fs.name!r} has no known continuous maximum; use fstar='discrete'")
+            fail("fstar", which, one_of("discrete"), note=f"function {fs.name!r} has no known continuous maximum")
         fstar = float(f.fstar)
     else:
-        raise ValueError(f"env fstar must be 'discrete' or 'continuous', got {which!r}")
+        fail("fstar", which, one_of("discrete", "continuous"))
     return FiniteDomainEnv(X=X, f=fvals, noise_std=noise_std, fstar=fstar, name=fs.name,
                            schedule=spec.get("schedule", "sync"),
                            info={"lengthscale": fs.lengthscale, "domain": domain, "dim": fs.dim})

@@ -25,6 +25,7 @@ from the wrapped environment, so the regret is each paper's own for that environ
 from __future__ import annotations
 
 import numpy as np
+from ..validation import check, ge, one_of
 
 __all__ = ["OneClientEnv", "CompleteGraphEnv", "complete_graph_network"]
 
@@ -54,8 +55,7 @@ class OneClientEnv(_Wrapper):
     protocol = "async"
 
     def round(self, t: int, n_agents: int, rng: np.random.Generator):
-        if n_agents < 1:
-            raise ValueError(f"n_agents must be >= 1, got {n_agents}")
+        check("n_agents", n_agents, ge(1))
         client = int(rng.integers(n_agents))
         _, arms, means = self.inner.round(t, 1, rng)
         return np.array([client]), arms, means
@@ -68,8 +68,7 @@ def complete_graph_network(n_agents: int):
     from ..graphs import network_from_graph
 
     n = int(n_agents)
-    if n < 1:
-        raise ValueError(f"n_agents must be >= 1, got {n_agents!r}")
+    check("n", n, ge(1))
     return network_from_graph(nx.complete_graph(n), gamma=1, name=f"complete K_{n}")
 
 
@@ -90,6 +89,5 @@ class CompleteGraphEnv(_Wrapper):
         self.kz_true.setflags(write=False)
 
     def round(self, t: int, n_agents: int, rng: np.random.Generator):
-        if n_agents != self.network.V:
-            raise ValueError(f"n_agents (N) must equal the graph's {self.network.V} nodes, got {n_agents}")
+        check("n_agents", n_agents, one_of(self.network.V), note="the graph's nodes")
         return self.inner.round(t, n_agents, rng)

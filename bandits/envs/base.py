@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from ..validation import check, fail, one_of
 
 __all__ = ["Arms", "FiniteDomainEnv", "ContextualEnv", "SCHEDULES", "REWARDS", "draw_rewards"]
 
@@ -34,7 +35,7 @@ def draw_rewards(kind: str, chosen: np.ndarray, noise_std: float, rng: np.random
         return (rng.random(n) < chosen).astype(float)
     if kind == "deterministic":
         return np.asarray(chosen, dtype=float).copy()
-    raise ValueError(f"reward must be one of {REWARDS}, got {kind!r}")
+    fail("reward", kind, one_of(*REWARDS))
 
 
 @dataclass
@@ -67,7 +68,7 @@ class _Schedule:
             return np.array([rng.integers(n_agents)])
         if self.kind == "round_robin":
             return np.array([t % n_agents])
-        raise ValueError(f"unknown schedule {self.kind!r}; allowed: {', '.join(SCHEDULES)}")
+        fail("schedule", self.kind, one_of(*SCHEDULES))
 
 
 @dataclass
@@ -90,14 +91,12 @@ class FiniteDomainEnv:
     reward: str = "gaussian"
 
     def __post_init__(self):
-        if self.reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
+        check("reward", self.reward, one_of(*REWARDS))
         self.X = np.asarray(self.X, dtype=float)
         self.f = np.asarray(self.f, dtype=float)
         if self.fstar is None:
             self.fstar = float(self.f.max())
-        if self.schedule not in SCHEDULES:
-            raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
+        check("schedule", self.schedule, one_of(*SCHEDULES))
         self._arms = Arms(self.X, ids=np.arange(self.X.shape[0]), shared=True)
         self._sched = _Schedule(self.schedule)
 
@@ -141,8 +140,7 @@ class ContextualEnv:
     decision_sets: object = None  # optional (rng, n) -> (X (n, K, d), means (n, K)) drawn jointly
 
     def __post_init__(self):
-        if self.reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
+        check("reward", self.reward, one_of(*REWARDS))
         self._sched = _Schedule(self.schedule)
 
     def round(self, t: int, n_agents: int, rng: np.random.Generator):

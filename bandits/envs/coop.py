@@ -80,6 +80,7 @@ import numpy as np
 from .. import graphs as gr
 from ..kernels import RBF
 from .base import REWARDS, Arms, FiniteDomainEnv, draw_rewards
+from ..validation import between, check, fail, ge, integer, keys_in, le, one_of, optional, rule
 
 __all__ = ["CoopEnv", "CoopFixedArmEnv", "make_coop_env", "coop_network", "coop_clusters",
            "split_clusters", "kz_separation", "GRAPHS", "SETUPS", "CLUSTER_MODES", "COOP_KEYS"]
@@ -174,8 +175,7 @@ def split_clusters(labels: np.ndarray, network: gr.Network, min_clusters: int) -
     """
     labels = np.asarray(labels, dtype=np.int64).copy()
     V = labels.size
-    if min_clusters > V:
-        raise ValueError(f"min_clusters = {min_clusters} exceeds the number of agents V = {V}")
+    check("min_clusters", min_clusters, le(V))
     centres = set(network.centres.tolist())
     while np.unique(labels).size < min_clusters:
         sizes = np.bincount(labels)
@@ -218,11 +218,11 @@ def coop_clusters(network: gr.Network, mode: str = "mis_star", min_clusters: int
         col = nx.greedy_color(H, strategy="saturation_largest_first")
         labels = np.array([col[v] for v in range(V)], dtype=np.int64)
     elif mode == "equal":
-        if n_clusters is None or not 1 <= int(n_clusters) <= V:
-            raise ValueError(f"cluster_mode 'equal' needs n_clusters in 1..V={V}, got {n_clusters!r}")
+        check("n_clusters", n_clusters, rule(lambda k: k is not None and 1 <= int(k) <= V, f"in 1..V={V}"),
+              note="cluster_mode 'equal'")
         labels = (np.arange(V) * int(n_clusters)) // V
     else:
-        raise ValueError(f"cluster_mode must be one of {CLUSTER_MODES}, got {mode!r}")
+        fail("cluster_mode", mode, one_of(*CLUSTER_MODES))
     labels = np.asarray(labels, dtype=np.int64)
     if min_clusters is not None and min_clusters > 1:
         labels = split_clusters(labels, network, int(min_clusters))
@@ -261,8 +261,7 @@ class CoopEnv:
     schedule: str = "sync"
 
     def __post_init__(self):
-        if self.reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {self.reward!r}")
+        check("reward", self.reward, one_of(*REWARDS))
         self.kz_true.setflags(write=False)
 
     @property
@@ -288,8 +287,7 @@ class CoopEnv:
 
     def round(self, t: int, n_agents: int, rng: np.random.Generator):
         """All ``V`` agents act: ``(agents (V,), Arms((V, K, d), shared=False), means (V, K))``."""
-        if n_agents != self.V:
-            raise ValueError(f"n_agents (N) must equal the network's V = {self.V}, got {n_agents}")
+        check("n_agents", n_agents, one_of(self.V), note="the network's V")
         X = self.sample_contexts(rng)
         return np.arange(self.V), Arms(X, ids=None, shared=False), self.mean_rewards(X)
 
@@ -318,8 +316,7 @@ class CoopFixedArmEnv(FiniteDomainEnv):
         return self.network.V
 
     def round(self, t: int, n_agents: int, rng: np.random.Generator):
-        if n_agents != self.V:
-            raise ValueError(f"n_agents (N) must equal the network's V = {self.V}, got {n_agents}")
+        check("n_agents", n_agents, one_of(self.V), note="the network's V")
         return super().round(t, n_agents, rng)
 
 
@@ -327,40 +324,23 @@ class CoopFixedArmEnv(FiniteDomainEnv):
 # Builder
 # --------------------------------------------------------------------------------------------------
 def _complete_spec(spec: dict) -> dict:
-    if not isinstance(spec, dict):
-        raise ValueError(f"coop env spec must be a dict, got {spec!r}")
-    unknown = set(spec) - set(COOP_KEYS)
-    if unknown:
-        raise ValueError(f"unknown coop env spec keys {sorted(unknown)}; allowed: {sorted(COOP_KEYS)}")
+    check("spec", spec, keys_in(*COOP_KEYS))
     s = {**COOP_KEYS, **spec}
-    if s["setup"] not in SETUPS:
-        raise ValueError(f"coop env setup must be one of {SETUPS}, got {s['setup']!r}")
-    if s["graph"] not in GRAPHS:
-        raise ValueError(f"coop env graph must be one of {GRAPHS}, got {s['graph']!r}")
-    if s["sampler"] not in gr.SAMPLERS:
-        raise ValueError(f"coop env sampler must be one of {gr.SAMPLERS}, got {s['sampler']!r}")
-    if s["cluster_mode"] not in CLUSTER_MODES:
-        raise ValueError(f"coop env cluster_mode must be one of {CLUSTER_MODES}, got {s['cluster_mode']!r}")
-    if s["z_mode"] not in ("cluster", "iid"):
-        raise ValueError(f"coop env z_mode must be 'cluster' or 'iid', got {s['z_mode']!r}")
-    if s["kernel"] not in ("linear", "rbf"):
-        raise ValueError(f"coop env kernel (fixed setup) must be 'linear' or 'rbf', got {s['kernel']!r}")
+    check("setup", s["setup"], one_of(*SETUPS))
+    check("graph", s["graph"], one_of(*GRAPHS))
+    check("sampler", s["sampler"], one_of(*gr.SAMPLERS))
+    check("cluster_mode", s["cluster_mode"], one_of(*CLUSTER_MODES))
+    check("z_mode", s["z_mode"], one_of("cluster", "iid"))
+    check("kernel", s["kernel"], one_of("linear", "rbf"))
     for key in ("V", "K", "d", "M", "k"):
-        v = s[key]
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"coop env {key} must be an integer >= 1, got {v!r}")
-    if not 0.0 <= float(s["p"]) <= 1.0:
-        raise ValueError(f"coop env p must be in [0, 1], got {s['p']!r}")
+        check(key, s[key], integer(ge=1))
+    check("p", float(s["p"]), between(0.0, 1.0, "both"))
     for key in ("noise_std", "s", "rho", "omega"):
-        if not float(s[key]) >= 0:
-            raise ValueError(f"coop env {key} must be >= 0, got {s[key]!r}")
+        check(key, float(s[key]), ge(0))
     for key in ("lengthscale_x", "lengthscale_z"):
-        v = s[key]
-        if v != "random" and not (isinstance(v, (int, float)) and v > 0):
-            raise ValueError(f"coop env {key} must be > 0 or 'random', got {v!r}")
-    if s["min_clusters"] is not None and (not isinstance(s["min_clusters"], (int, np.integer))
-                                          or s["min_clusters"] < 1):
-        raise ValueError(f"coop env min_clusters must be an integer >= 1, got {s['min_clusters']!r}")
+        check(key, s[key], rule(lambda v: v == "random" or (isinstance(v, (int, float)) and v > 0), "> 0 or 'random'"))
+    check("min_clusters", s["min_clusters"],
+          optional(rule(lambda v: isinstance(v, (int, np.integer)) and v >= 1, "an integer >= 1")))
     return s
 
 
@@ -463,8 +443,7 @@ def kz_separation(env: CoopEnv, n: int, sigma_z: float = 1.0, n_embed: int = 128
     """
     from ..algorithms.coop_kernel_ucb import RandomFourierFeatures, kz_from_mmd, mmd_from_embeddings
 
-    if getattr(env, "setup", None) not in ("linear", "rbf"):
-        raise ValueError("kz_separation needs a clustered environment (setup 'linear' or 'rbf')")
+    check("env.setup", getattr(env, "setup", None), one_of("linear", "rbf"), note="a clustered environment")
     rng = np.random.default_rng(_seq("coop-kz-separation", seed))
     V, d = env.V, env.dim
     ell = env.kernel_x.get("lengthscale", 1.0) if env.kernel_x["name"] == "rbf" else None

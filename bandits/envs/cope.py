@@ -22,6 +22,7 @@ from itertools import combinations
 import numpy as np
 
 from ..kernels import Linear, Product
+from ..validation import between, check, gt, rule
 
 __all__ = ["TWO_HOT", "PEInstance", "cope_instance", "toy_instance", "RANK_GROUPS", "balanced_groups"]
 
@@ -78,8 +79,8 @@ class PEInstance:
     def sample_means(self, counts: np.ndarray, rng: np.random.Generator, raw: bool = False) -> np.ndarray:
         """Means of ``counts[v, i]`` fresh pulls of each pair (NaN where no pull)."""
         counts = np.asarray(counts)
-        if counts.shape != self.F.shape or np.any(counts < 0):
-            raise ValueError(f"counts must be non-negative with shape {self.F.shape}, got {counts.shape}")
+        check("counts", counts, rule(lambda c: c.shape == self.F.shape and not np.any(c < 0),
+                                     f"a non-negative array of shape {self.F.shape}"))
         out = np.full(self.F.shape, np.nan)
         pos = counts > 0
         if raw:
@@ -95,8 +96,7 @@ def balanced_groups(g: int, V: int) -> list[int]:
     (agents 1–2 | 3–5 when V = 5), otherwise sizes as equal as possible, larger groups first
     (a choice of this package for its check C1 of Corollary 1(c): {5}, {2,3}, {2,2,1}, {2,1,1,1},
     {1,1,1,1,1})."""
-    if not 1 <= g <= V:
-        raise ValueError(f"rank (number of task groups) must be in 1..V={V}, got {g}")
+    check("g", g, between(1, V, "both"))
     if g == 2:
         return [0] * (V // 2) + [1] * (V - V // 2)
     sizes = [V // g + (1 if i < V % g else 0) for i in range(g)]
@@ -107,8 +107,7 @@ def cope_instance(rank: int, delta_min: float, V: int = 5) -> PEInstance:
     """The paper's instance (App. A) with rank(K_Z) = ``rank`` task groups (1, 2 or V in the
     paper) and minimum gap ``delta_min``."""
     groups = balanced_groups(int(rank), int(V))
-    if not delta_min > 0:
-        raise ValueError(f"delta_min must be > 0, got {delta_min}")
+    check("delta_min", delta_min, gt(0))
     g = max(groups) + 1
     Z = np.eye(g)[groups]
     X = np.repeat(TWO_HOT[None], V, axis=0)

@@ -65,6 +65,7 @@ from functools import lru_cache
 import numpy as np
 
 from .base import Arms, ContextualEnv
+from ..validation import check, fail, ge, keys_in, one_of, rule
 
 __all__ = [
     "OFFICIAL_A",
@@ -90,14 +91,10 @@ OFFICIAL_A = np.array([0.32325954, 0.2133327, 0.51375494, 0.20780836, 0.10867534
 
 SYNTHETIC_FUNCTIONS = ("cosine", "square")
 SAMPLERS = ("sphere", "cube_normalized")
+_FUNCTION, _SAMPLER = one_of(*SYNTHETIC_FUNCTIONS), one_of(*SAMPLERS)  # checked at every step
 A_CHOICES = ("random", "official")
 CLASSIFICATION_DATASETS = ("shuttle", "magic", "breast_cancer", "wine")
 STREAMS = ("permutation", "iid")
-
-
-def _choice(name: str, value, allowed) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
 
 
 # ---------------------------------------------------------------------------------- synthetic
@@ -111,7 +108,7 @@ def synthetic_reward(function: str, a: np.ndarray, X: np.ndarray) -> np.ndarray:
     Returns:
         (n,) noiseless rewards.
     """
-    _choice("function", function, SYNTHETIC_FUNCTIONS)
+    check("function", function, _FUNCTION)
     z = np.asarray(X, dtype=float) @ np.asarray(a, dtype=float)
     return np.cos(3.0 * z) if function == "cosine" else 10.0 * z * z
 
@@ -119,7 +116,7 @@ def synthetic_reward(function: str, a: np.ndarray, X: np.ndarray) -> np.ndarray:
 def sample_contexts(rng: np.random.Generator, n: int, d: int, sampler: str = "sphere") -> np.ndarray:
     """(n, d) unit-norm contexts: ``"sphere"`` (z/‖z‖, z ~ N(0, I), the paper) or
     ``"cube_normalized"`` (u/‖u‖, u ~ U[−0.5, 0.5]^d, the official code)."""
-    _choice("sampler", sampler, SAMPLERS)
+    check("sampler", sampler, _SAMPLER)
     Z = rng.standard_normal((n, d)) if sampler == "sphere" else rng.uniform(-0.5, 0.5, size=(n, d))
     return Z / np.linalg.norm(Z, axis=1, keepdims=True)
 
@@ -142,20 +139,16 @@ def fn_synthetic_env(function: str = "cosine", d: int = 10, K: int = 4, noise_st
     """
     from . import env_seed_sequence
 
-    _choice("function", function, SYNTHETIC_FUNCTIONS)
-    _choice("sampler", sampler, SAMPLERS)
+    check("function", function, _FUNCTION)
+    check("sampler", sampler, _SAMPLER)
     d, K = int(d), int(K)
-    if d < 1:
-        raise ValueError(f"d (context dimension) must be >= 1, got {d}")
-    if K < 1:
-        raise ValueError(f"K (contexts per agent per step) must be >= 1, got {K}")
-    if not noise_std >= 0:
-        raise ValueError(f"noise_std must be >= 0, got {noise_std}")
+    check("d", d, ge(1))
+    check("K", K, ge(1))
+    check("noise_std", noise_std, ge(0))
     if isinstance(a, str):
-        _choice("a", a, A_CHOICES)
+        check("a", a, one_of(*A_CHOICES))
         if a == "official":
-            if d != 10:
-                raise ValueError(f"a='official' is the code's 10-d vector; it needs d=10, got d={d}")
+            check("d", d, one_of(10), note="a='official' is the code's 10-d vector")
             avec = OFFICIAL_A.copy()
         else:
             rng_a = np.random.default_rng(env_seed_sequence(f"fn_{function}", env_seed))
@@ -163,8 +156,8 @@ def fn_synthetic_env(function: str = "cosine", d: int = 10, K: int = 4, noise_st
         a_label = a
     else:
         avec = np.asarray(a, dtype=float).reshape(-1)
-        if avec.shape != (d,) or not np.linalg.norm(avec) > 0:
-            raise ValueError(f"a must be 'random', 'official' or a nonzero ({d},) array, got shape {avec.shape}")
+        check("a", avec, rule(lambda v: v.shape == (d,) and np.linalg.norm(v) > 0,
+                              f"'random', 'official' or a nonzero ({d},) array"))
         avec = avec / np.linalg.norm(avec)
         a_label = "given"
     scale = np.sqrt(2.0)
@@ -258,16 +251,15 @@ class ClassificationBanditEnv:
     schedule: str = "sync"
 
     def __post_init__(self):
-        _choice("stream", self.stream, STREAMS)
+        check("stream", self.stream, one_of(*STREAMS))
         self.X = np.asarray(self.X, dtype=float)
         self.labels = np.asarray(self.labels, dtype=np.int64).reshape(-1)
-        if self.X.ndim != 2 or self.X.shape[0] != self.labels.shape[0] or self.X.shape[0] == 0:
-            raise ValueError(f"X must be (n, d) with n = len(labels) >= 1, got X {self.X.shape}, "
-                             f"labels {self.labels.shape}")
-        self.n_arms = int(self.n_arms)
-        if self.n_arms < 2 or self.labels.min() < 0 or self.labels.max() >= self.n_arms:
-            raise ValueError(f"labels must lie in 0..n_arms-1 with n_arms >= 2, got n_arms={self.n_arms}, "
-                             f"labels in [{self.labels.min()}, {self.labels.max()}]")
+        n = self.labels.shape[0]
+        check("X", self.X, rule(lambda X: X.ndim == 2 and X.shape[0] == n and n > 0,
+                                f"an (n, d) array with n = len(labels) = {n} >= 1"))
+        self.n_arms = check("n_arms", int(self.n_arms), ge(2))
+        check("labels", self.labels, rule(lambda y: y.min() >= 0 and y.max() < self.n_arms,
+                                          f"in 0..n_arms-1 = {self.n_arms - 1}"))
         self._perms: list[list[np.ndarray]] = []
 
     @property
@@ -322,7 +314,7 @@ class ClassificationBanditEnv:
 def load_classification(dataset: str) -> tuple[np.ndarray, np.ndarray, dict]:
     """Raw ``(X, y, info)`` of a dataset: "shuttle" and "magic" through :mod:`bandits.data` (the data
     home; never downloads), "breast_cancer" and "wine" from scikit-learn's bundled copies."""
-    _choice("dataset", dataset, CLASSIFICATION_DATASETS)
+    check("dataset", dataset, one_of(*CLASSIFICATION_DATASETS))
     if dataset == "shuttle":
         from ..data import load_shuttle
 
@@ -364,9 +356,8 @@ def fn_classification_env(dataset: str = "shuttle", stream: str = "permutation",
         standardize: apply the StandardScaler after the row normalisation (the code).
         X, y: (n, d_raw) raw features and (n,) labels, instead of a named dataset (tests).
     """
-    _choice("stream", stream, STREAMS)
-    if (X is None) != (y is None):
-        raise ValueError("give both X and y, or neither")
+    check("stream", stream, one_of(*STREAMS))
+    check("y", y, rule(lambda y: (X is None) == (y is None), "given exactly when X is"))
     if X is None:
         Xp, codes, classes, info = _prepared(dataset, bool(standardize))
     else:
@@ -397,16 +388,12 @@ def make_fn_env(spec: dict, env_seed: int = 0):
     """
     kind = spec.get("kind")
     if kind == "fn_synthetic":
-        unknown = set(spec) - _SYNTH_KEYS
-        if unknown:
-            raise ValueError(f"unknown fn_synthetic env keys {sorted(unknown)}; allowed: {sorted(_SYNTH_KEYS)}")
+        check("spec", spec, keys_in(*_SYNTH_KEYS))
         return fn_synthetic_env(spec.get("function", "cosine"), spec.get("d", 10), spec.get("K", 4),
                                 spec.get("noise_std", 0.01), spec.get("sampler", "sphere"), spec.get("a", "random"),
                                 bool(spec.get("mirror", False)), env_seed)
     if kind == "fn_classification":
-        unknown = set(spec) - _CLASS_KEYS
-        if unknown:
-            raise ValueError(f"unknown fn_classification env keys {sorted(unknown)}; allowed: {sorted(_CLASS_KEYS)}")
+        check("spec", spec, keys_in(*_CLASS_KEYS))
         return fn_classification_env(spec.get("dataset", "shuttle"), spec.get("stream", "permutation"),
                                      bool(spec.get("official_streams", False)), bool(spec.get("standardize", True)))
-    raise ValueError(f"env kind must be 'fn_synthetic' or 'fn_classification', got {kind!r}")
+    fail("kind", kind, one_of("fn_synthetic", "fn_classification"))

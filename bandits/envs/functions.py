@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
+from ..validation import check, fail, ge, gt, one_of, rule
 
 __all__ = [
     "DOMAINS",
@@ -78,10 +79,8 @@ DOMAINS: tuple[str, ...] = ("sphere", "ball", "cube")
 # ----------------------------------------------------------------------------------------------------
 def _check_nd(n: int, d: int) -> tuple[int, int]:
     n, d = int(n), int(d)
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    if d < 1:
-        raise ValueError(f"d must be >= 1, got {d}")
+    check("n", n, ge(0))
+    check("d", d, ge(1))
     return n, d
 
 
@@ -171,9 +170,9 @@ def sample_domain(rng: np.random.Generator, n: int, d: int, domain: str) -> np.n
     try:
         sampler = _SAMPLERS[domain]
     except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown domain {domain!r}; allowed values: {', '.join(repr(s) for s in DOMAINS)}"
-        ) from None
+        sampler = None
+    if sampler is None:
+        fail("domain", domain, one_of(*DOMAINS))
     return sampler(rng, n, d)
 
 
@@ -186,10 +185,9 @@ def _as_points(X: Any, d: int | None = None) -> tuple[np.ndarray, bool]:
     single = X.ndim == 1
     if single:
         X = X[None, :]
-    if X.ndim != 2:
-        raise ValueError(f"X must have shape (n, d) or (d,), got shape {X.shape}")
-    if d is not None and X.shape[1] != d:
-        raise ValueError(f"X must have {d} columns, got shape {X.shape}")
+    check("X", X, rule(lambda a: a.ndim == 2, "an (n, d) or (d,) array"))
+    if d is not None:
+        check("X", X, rule(lambda a: a.shape[1] == d, f"an array with {d} columns"))
     return X, single
 
 
@@ -200,8 +198,7 @@ def _finish(values: np.ndarray, single: bool) -> np.ndarray:
 def _projection(X: Any, theta: Any) -> tuple[np.ndarray, bool]:
     """z = X θ* with shape (n,), after checking that θ* is a vector matching X's columns."""
     theta = np.asarray(theta, dtype=float)
-    if theta.ndim != 1:
-        raise ValueError(f"theta must have shape (d,), got shape {theta.shape}")
+    check("theta", theta, rule(lambda a: a.ndim == 1, "a (d,) array"))
     X, single = _as_points(X, theta.shape[0])
     return X @ theta, single
 
@@ -477,12 +474,9 @@ def rkhs_function(
     Returns:
         An :class:`RKHSFunction` with ``centres`` ``(m, d)`` and ``weights`` ``(m,)``.
     """
-    if n_centres < 1:
-        raise ValueError(f"n_centres must be >= 1, got {n_centres}")
-    if lengthscale <= 0:
-        raise ValueError(f"lengthscale must be > 0, got {lengthscale}")
-    if norm < 0:
-        raise ValueError(f"norm must be >= 0, got {norm}")
+    check("n_centres", n_centres, ge(1))
+    check("lengthscale", lengthscale, gt(0))
+    check("norm", norm, ge(0))
     centres = sample_cube(rng, n_centres, d)
     a = rng.standard_normal(n_centres)
     K = se_kernel(centres, centres, lengthscale)
@@ -557,8 +551,7 @@ class FunctionSpec:
     )
 
     def __post_init__(self) -> None:
-        if self.domain not in DOMAINS:
-            raise ValueError(f"unknown domain {self.domain!r}; allowed values: {DOMAINS}")
+        check("domain", self.domain, one_of(*DOMAINS))
 
     def make(self, rng: np.random.Generator) -> Objective:
         """Draw the function's own random parameters from ``rng`` and return f: (n, d) -> (n,).

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from importlib.util import find_spec
 from typing import Callable, Protocol
+from ..validation import check, one_of
 
 __all__ = ["Experiment", "ExperimentEntry", "EXPERIMENTS", "get_experiment"]
 
@@ -57,9 +58,7 @@ class ExperimentEntry:
 
     ``claims_module`` / ``plots_module`` (relative to :mod:`bandits.experiments`) default to the
     convention of the module docstring: ``<module>_claims`` / ``<module>_plots`` for a module,
-    ``<module>.claims`` / ``<module>.plots`` for a package. Until an experiment is split (a module that
-    still holds its own claims or plots), the function is looked up in the run module instead
-    (:meth:`where`); ``tests/test_package_structure.py`` lists the experiments that still do."""
+    ``<module>.claims`` / ``<module>.plots`` for a package (:meth:`where`)."""
 
     module: str
     params: str
@@ -83,19 +82,9 @@ class ExperimentEntry:
 
     def where(self, kind: str) -> str:
         """The module (relative to :mod:`bandits.experiments`) the ``kind`` function (``"params"``,
-        ``"run"``, ``"claims"``, ``"plot"``) is taken from: the run module for params and run; for claims
-        and plot :meth:`conventional`, or the run module while that does not exist or lacks the
-        function (an experiment not split yet)."""
-        if kind in ("params", "run"):
-            return self.module
-        mod = self.conventional(kind)
-        try:
-            found = find_spec(f"{__name__}.{mod}") is not None
-        except ModuleNotFoundError:
-            found = False
-        if found and hasattr(import_module(f"{__name__}.{mod}"), getattr(self, kind)):
-            return mod
-        return self.module
+        ``"run"``, ``"claims"``, ``"plot"``) is taken from: the run module for params and run, else
+        :meth:`conventional` (every experiment is split into run, claims and plots modules)."""
+        return self.module if kind in ("params", "run") else self.conventional(kind)
 
     def resolve(self) -> dict[str, Callable | None]:
         """The four functions (importing their modules); ``plot`` is None where the notebook draws."""
@@ -122,6 +111,5 @@ EXPERIMENTS: dict[str, ExperimentEntry] = {
 
 def get_experiment(name: str) -> dict[str, Callable | None]:
     """The four main functions of notebook ``name``'s experiment."""
-    if name not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {name!r}; allowed: {', '.join(EXPERIMENTS)}")
+    check("name", name, one_of(*EXPERIMENTS))
     return EXPERIMENTS[name].resolve()

@@ -121,7 +121,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .common import ParameterError, check_choice, check_int, check_subset, mode_params
+from .common import mode_params
+from ..validation import ParameterError, check, each, fail, integer, le, one_of, real, rule, subset_of
 
 __all__ = ["PROTOCOLS", "ENVS", "SYNC_METHODS", "ASYNC_METHODS", "ALL_METHODS", "KNOBS", "KERNELS", "EXPLORE",
            "REFERENCE", "TUNE_REP0", "UNITS", "BUDGETS", "arena_params", "validate_arena", "env_spec",
@@ -203,38 +204,29 @@ def arena_params(mode: str = "quick", **overrides) -> dict:
 
 def validate_arena(p: dict) -> None:
     for k in ("N_sync", "T_sync", "N_async", "T_async", "n_runs", "n_tune", "M", "nn_width"):
-        check_int(k, p[k], 1)
-    if p["n_runs"] > TUNE_REP0:
-        raise ParameterError(f"parameter 'n_runs' must be <= {TUNE_REP0} (the tuning runs start there), "
-                             f"got {p['n_runs']}")
-    check_int("env_seed", p["env_seed"], 0)
-    check_subset("protocols", p["protocols"], PROTOCOLS)
-    check_subset("envs", p["envs"], ENVS)
-    check_subset("sync_methods", p["sync_methods"], SYNC_METHODS)
-    check_subset("async_methods", p["async_methods"], ASYNC_METHODS)
-    check_choice("coop_kz", p["coop_kz"], ("oracle", "mmd"))
-    g = p["explore"]
-    if not isinstance(g, (list, tuple)) or not g or any(isinstance(v, bool) or not isinstance(v, (int, float))
-                                                         or not v > 0 for v in g):
-        raise ParameterError(f"parameter 'explore' must be a non-empty list of numbers > 0, got {g!r}")
-    unknown = set(p["grids"]) - {m for m, k in KNOBS.items() if k != "-"}
-    if unknown:
-        raise ParameterError(f"parameter 'grids' has methods without a communication knob {sorted(unknown)}; "
-                             f"allowed: {sorted(m for m, k in KNOBS.items() if k != '-')}")
+        check(k, p[k], integer(ge=1))
+    check("n_runs", p["n_runs"], le(TUNE_REP0))
+    check("env_seed", p["env_seed"], integer(ge=0))
+    check("protocols", p["protocols"], subset_of(*PROTOCOLS))
+    check("envs", p["envs"], subset_of(*ENVS))
+    check("sync_methods", p["sync_methods"], subset_of(*SYNC_METHODS))
+    check("async_methods", p["async_methods"], subset_of(*ASYNC_METHODS))
+    check("coop_kz", p["coop_kz"], one_of("oracle", "mmd"))
+    check("explore", p["explore"], rule(lambda g: isinstance(g, (list, tuple)), "a list"), each(real(gt=0)))
+    knobbed = sorted(m for m, k in KNOBS.items() if k != "-")
+    check("grids", p["grids"], rule(lambda g: set(g) <= set(knobbed), f"methods with a communication knob: {knobbed}"))
     for m, g in p["grids"].items():
         if m == "FN-UCB" and g in _FN_D:
             continue
-        if isinstance(g, str) or not g or any(isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0
-                                               or (v == 0 and m != "FN-UCB") for v in g):
-            raise ParameterError(f"parameter 'grids'[{m!r}] must be a non-empty list of numbers > 0 "
-                                 f"(FN-UCB: >= 0, or one of {list(_FN_D)}), got {g!r}")
+        check(f"grids[{m!r}]", g, each(real(ge=0) if m == "FN-UCB" else real(gt=0)),
+              note=f"FN-UCB: >= 0, or one of {list(_FN_D)}")
 
 
 # ------------------------------------------------------------------------------ environments
 def env_spec(env: str, p: dict) -> dict:
     """The :func:`bandits.envs.make_env` spec of an arena environment (always ``schedule="sync"``:
     the protocol wrapper decides who acts)."""
-    check_choice("env", env, ENVS)
+    check("env", env, one_of(*ENVS))
     if env in FINITE_ENVS:
         return {"name": env, "M": int(p["M"]), "noise_std": 0.2, "schedule": "sync"}
     if env == "f1":
@@ -249,7 +241,7 @@ def make_arena_env(spec: dict, protocol: str, n_agents: int, env_seed: int = 0):
     from ..envs import make_env
     from ..envs.arena import CompleteGraphEnv, OneClientEnv
 
-    check_choice("protocol", protocol, PROTOCOLS)
+    check("protocol", protocol, one_of(*PROTOCOLS))
     inner = make_env(spec, env_seed)
     return CompleteGraphEnv(inner, n_agents) if protocol == "sync" else OneClientEnv(inner)
 
@@ -284,9 +276,9 @@ _FINITE_ONLY = {
 
 def unsupported(method: str, protocol: str, env: str) -> str | None:
     """Why ``method`` cannot run in ``protocol`` on ``env`` (``None``: it runs)."""
-    check_choice("method", method, ALL_METHODS)
-    check_choice("protocol", protocol, PROTOCOLS)
-    check_choice("env", env, ENVS)
+    check("method", method, one_of(*ALL_METHODS))
+    check("protocol", protocol, one_of(*PROTOCOLS))
+    check("env", env, one_of(*ENVS))
     if protocol == "sync" and method not in SYNC_METHODS:
         return _NOT_SYNC[method]
     if protocol == "async" and method not in ASYNC_METHODS:
@@ -375,7 +367,7 @@ def method_config(method: str, protocol: str, env: str, knob: float, p: dict, ex
                              "device": "cpu"}
     if method in ("Coop-KernelUCB", "Eager-KernelUCB"):
         return method, {"kernel": kernel, "kz": p["coop_kz"], "eta": g, "lam": 1.0}
-    raise ParameterError(f"unknown method {method!r}; allowed: {list(ALL_METHODS)}")
+    fail("method", method, one_of(*ALL_METHODS))
 
 
 _ENV_DIMS = {"h1": 10, "hartmann4": 4, "cosine": 10, "f1": 20, "magic": 20, "shuttle": 63}
@@ -411,7 +403,7 @@ def arena_tasks(p: dict, stage: str = "test", explore: dict | None = None
     ``TUNE_REP0 … TUNE_REP0 + n_tune − 1`` (none for a one-value grid). ``stage="test"``: every
     communication value with the chosen ``g`` (``explore[(protocol, env, method)]``; default: the only
     value of a one-value grid, else 1), runs ``0 … n_runs − 1``."""
-    check_choice("stage", stage, ("tune", "test"))
+    check("stage", stage, one_of("tune", "test"))
     tasks, labels = [], []
     grid = list(p["explore"])
     for protocol, env, method, N, T, spec in _lineup(p):
@@ -633,7 +625,7 @@ def pareto_mask(C, R) -> np.ndarray:
 
 def front_table(res: ArenaResults, unit: str = "scalars"):
     """The points on each front of ``unit`` ("scalars", "messages" or "rounds"), sorted by that cost."""
-    check_choice("unit", unit, tuple(UNITS))
+    check("unit", unit, one_of(*tuple(UNITS)))
     col, _, front = UNITS[unit]
     pts = res.points
     f = pts[pts[front]].sort_values(["protocol", "env", col])
@@ -690,14 +682,13 @@ def map_params(mode: str = "quick", **overrides) -> dict:
     """The map's parameters (which method is best within a communication budget, asynchronous protocol,
     at every N of ``Ns`` and every t of ``checkpoints``)."""
     p = mode_params(mode, _MAP_FULL, _MAP_QUICK, overrides, "map")
-    check_subset("envs", p["envs"], ENVS)
+    check("envs", p["envs"], subset_of(*ENVS))
     for k in ("T", "n_runs", "M"):
-        check_int(k, p[k], 1)
+        check(k, p[k], integer(ge=1))
     for n in p["Ns"]:
-        check_int("Ns", n, 1)
-    unknown = set(p["methods"]) - set(ASYNC_METHODS)
-    if unknown:
-        raise ParameterError(f"parameter 'methods' has methods not in the asynchronous line-up {sorted(unknown)}")
+        check("Ns", n, integer(ge=1))
+    check("methods", p["methods"], rule(lambda ms: set(ms) <= set(ASYNC_METHODS),
+                                        f"methods of the asynchronous line-up {list(ASYNC_METHODS)}"))
     return p
 
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .arena import ALL_METHODS, ENV_TITLES, UNITS, ArenaResults
-from .common import check_choice
+from ..validation import check, one_of
 
 __all__ = ["zero_floor", "plot_pareto", "MAP_BUDGETS", "map_table", "plot_map"]
 
@@ -40,7 +40,7 @@ def plot_pareto(res: ArenaResults, protocol: str, unit: str = "scalars"):
     Coop-KernelUCB on the complete graph, is not run)."""
     from ..plotting import setup_style
 
-    check_choice("unit", unit, tuple(UNITS))
+    check("unit", unit, one_of(*tuple(UNITS)))
     col, _, front = UNITS[unit]
 
     plt = setup_style()

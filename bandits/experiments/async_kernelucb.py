@@ -121,8 +121,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import sweep
-from .common import mode_params, ParameterError, check_choice, check_int, check_number, check_subset, \
-    resolve_device_param
+from .common import mode_params, resolve_device_param
+from ..stats import paired_t_interval, verdict_below
+from ..validation import ParameterError, check, each, fail, integer, number, one_of, optional, real, rule, subset_of
 
 __all__ = ["ENVS", "METHODS", "HEAVY_ENVS", "PAPER_RUNS", "MUCH_SMALLER", "NEAR_RANDOM", "async_params",
            "method_runs", "runs_text", "fig2_tasks", "select_settings", "paired_t_verdict", "run_fig2",
@@ -158,39 +159,34 @@ _QUICK = dict(_FULL, T=1000, N=20, n_runs=3, gammas=[0.1, 1.0], alphas=[1.0], tu
 def async_params(mode: str = "quick", **overrides) -> dict:
     p = mode_params(mode, _FULL, _QUICK, overrides, "Async-KernelUCB")
     for k in ("T", "N", "n_runs", "K"):
-        check_int(k, p[k], 1)
-    check_int("tune_runs", p["tune_runs"], 0)
+        check(k, p[k], integer(ge=1))
+    check("tune_runs", p["tune_runs"], integer(ge=0))
     if p["tune_T"] is not None:
-        check_int("tune_T", p["tune_T"], 1)
+        check("tune_T", p["tune_T"], integer(ge=1))
     for k in ("lam", "D", "q", "approx_c"):
-        check_number(k, p[k])
-    check_number("noise_std", p["noise_std"], positive=False)
-    check_choice("approx_trigger", p["approx_trigger"], ("var_sum", "dislinucb_logdet"))
+        check(k, p[k], number(gt=0))
+    check("noise_std", p["noise_std"], number())
+    check("approx_trigger", p["approx_trigger"], one_of("var_sum", "dislinucb_logdet"))
     resolve_device_param(p, ("auto", "cpu", "torch-cpu", "cuda"))
-    check_subset("envs", p["envs"], ENVS)
-    check_subset("methods", p["methods"], METHODS)
+    check("envs", p["envs"], subset_of(*ENVS))
+    check("methods", p["methods"], subset_of(*METHODS))
     for k in ("gammas", "alphas"):
-        if not p[k] or any(isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0 for v in p[k]):
-            raise ParameterError(f"parameter {k!r} must be a non-empty list of numbers > 0, got {p[k]!r}")
-    hr = p["heavy_runs"]
-    if not isinstance(hr, dict) or any(m not in METHODS for m in hr) or any(
-            isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in hr.values()):
-        raise ParameterError(f"parameter 'heavy_runs' must be a dict {{method: runs >= 1}} with methods from "
-                             f"{list(METHODS)}, got {hr!r}")
-    p["heavy_runs"] = dict(hr)
+        check(k, p[k], each(real(gt=0)))
+    check("heavy_runs", p["heavy_runs"], rule(
+        lambda hr: isinstance(hr, dict) and all(m in METHODS for m in hr)
+        and all(not isinstance(v, bool) and isinstance(v, int) and v >= 1 for v in hr.values()),
+        f"a dict {{method: runs >= 1}} with methods from {list(METHODS)}"))
+    p["heavy_runs"] = dict(p["heavy_runs"])
     if p["sens_runs"] is not None:
-        check_int("sens_runs", p["sens_runs"], 1)
+        check("sens_runs", p["sens_runs"], integer(ge=1))
     if p["sens_envs"] is not None:
-        check_subset("sens_envs", p["sens_envs"], ENVS)
-    check_subset("gsens_envs", p["gsens_envs"], ENVS)
-    check_int("gsens_runs", p["gsens_runs"], 1)
+        check("sens_envs", p["sens_envs"], subset_of(*ENVS))
+    check("gsens_envs", p["gsens_envs"], subset_of(*ENVS))
+    check("gsens_runs", p["gsens_runs"], integer(ge=1))
+    positive = real(gt=0)
     for k in ("gsens_gammas", "gsens_q"):
-        if any(isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0 for v in p[k]):
-            raise ParameterError(f"parameter {k!r} must be a list of numbers > 0, got {p[k]!r}")
-    if p["max_dict_frac"] is not None:
-        f = p["max_dict_frac"]
-        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 < f <= 1:
-            raise ParameterError(f"parameter 'max_dict_frac' must be None or a number in (0, 1], got {f!r}")
+        check(k, p[k], rule(lambda xs: all(positive.ok(v) for v in xs), "a list of numbers > 0"))
+    check("max_dict_frac", p["max_dict_frac"], optional(real(gt=0, le=1)))
     return p
 
 
@@ -244,7 +240,7 @@ def method_config(method: str, p: dict, gamma: float, alpha: float, env: str, T:
         return "DisLinUCB", {"alpha": alpha}
     if method == "FedLinUCB":
         return "FedLinUCB", {"alpha": alpha}
-    raise ParameterError(f"unknown method {method!r}")
+    fail("method", method, one_of(*METHODS))
 
 
 def _grid(method, p):
@@ -397,9 +393,7 @@ def paired_t_verdict(a, b, reps_a, reps_b, level: float = 0.95) -> str:
     its lower end is at least 0, INCONCLUSIVE otherwise and below 3 pairs (all differences equal:
     the interval is that value). The tuning rule's comparison (:func:`select_settings`); the same
     verdict as :func:`bandits.claims.compare_paired` with ``side="<"``, threshold 0 and its default
-    (Student t) interval (``tests/test_async_experiments.py``)."""
-    from scipy.stats import t as student
-
+    (Student t) interval: both compute it by :mod:`bandits.stats` (``tests/test_async_experiments.py``)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     ia = {int(r): i for i, r in enumerate(np.asarray(reps_a).tolist())}
     ib = {int(r): i for i, r in enumerate(np.asarray(reps_b).tolist())}
@@ -407,15 +401,8 @@ def paired_t_verdict(a, b, reps_a, reps_b, level: float = 0.95) -> str:
     d = np.array([a[ia[r]] - b[ib[r]] for r in common], dtype=float)
     if not np.all(np.isfinite(d)):
         raise ValueError("paired_t_verdict: non-finite run values")
-    if d.size < 3:
-        return "INCONCLUSIVE"
-    if np.all(d == d[0]):
-        lo = hi = float(d[0])
-    else:
-        m = float(d.mean())
-        h = float(student.ppf(0.5 + level / 2, d.size - 1)) * float(d.std(ddof=1) / math.sqrt(d.size))
-        lo, hi = m - h, m + h
-    return "PASS" if hi < 0.0 else "FAIL" if lo >= 0.0 else "INCONCLUSIVE"
+    _, lo, hi = paired_t_interval(d, level)
+    return verdict_below(lo, hi, 0.0)
 
 
 def _collect(tasks, labels, seed, n_jobs, backend, cache_dir, progress, desc, every):

@@ -15,6 +15,7 @@ import math
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from ..validation import check, one_of, optional, rule
 
 __all__ = ["KINDS", "QUOTES", "CAUSES", "Claim", "verdict_counts", "summary_line", "kind_summary", "claims_table",
            "write_claims"]
@@ -81,21 +82,18 @@ class Claim:
     def __post_init__(self):
         from ..claims import VERDICTS
 
-        if self.kind not in KINDS:
-            raise ValueError(f"claim {self.id!r}: 'kind' must be one of {list(KINDS)}, got {self.kind!r}")
-        if self.quote not in QUOTES:
-            raise ValueError(f"claim {self.id!r}: 'quote' must be one of {list(QUOTES)}, got {self.quote!r}")
-        if self.cause is not None and self.cause not in CAUSES:
-            raise ValueError(f"claim {self.id!r}: 'cause' must be one of {list(CAUSES)} or None, got {self.cause!r}")
+        check("kind", self.kind, one_of(*KINDS))
+        check("quote", self.quote, one_of(*QUOTES))
+        check("cause", self.cause, optional(one_of(*CAUSES)))
 
         if self.verdict is None:
-            if self.passed is None:
-                raise ValueError(f"claim {self.id!r}: give 'verdict' (one of {list(VERDICTS)}) or 'passed'")
+            check("passed", self.passed, rule(lambda p: p is not None, f"given, or a verdict in {list(VERDICTS)}"),
+                  note=f"claim {self.id!r}")
             self.verdict = "PASS" if bool(self.passed) else "FAIL"
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"claim {self.id!r}: 'verdict' must be one of {list(VERDICTS)}, got {self.verdict!r}")
-        if self.passed is not None and bool(self.passed) != (self.verdict == "PASS"):
-            raise ValueError(f"claim {self.id!r}: passed={self.passed!r} contradicts verdict={self.verdict!r}")
+        check("verdict", self.verdict, one_of(*VERDICTS))
+        check("passed", self.passed, optional(rule(lambda p: bool(p) == (self.verdict == "PASS"),
+                                                   f"{self.verdict == 'PASS'} (verdict={self.verdict!r})")),
+              note=f"claim {self.id!r}")
         self.passed = self.verdict == "PASS"
         if self.passed:
             self.cause, self.cause_note = None, ""

@@ -21,66 +21,33 @@ from pathlib import Path
 import numpy as np
 
 from ..runner import BACKENDS
+from ..validation import ParameterError, check, fail, integer, keys_in, one_of, rule
 
-__all__ = ["MODES", "ParameterError", "mode_params", "validate_common", "check_choice", "check_int",
-           "check_number", "check_subset", "resolve_device_param", "check_out_writable", "check_datasets",
+__all__ = ["MODES", "ParameterError", "mode_params", "validate_common", "resolve_device_param", "check_out_writable",
+           "check_datasets",
            "check_injected_parameters", "fmt", "loglog_slope", "repo_root", "resolve_out"]
 
 MODES = ("quick", "full")
 
 
-class ParameterError(ValueError):
-    """A notebook/experiment parameter is invalid; the message names it and what is allowed."""
-
-
 def mode_params(mode: str, full: dict, quick: dict, overrides: dict, what: str) -> dict:
     """The parameters of ``mode`` ("quick" or "full") with ``overrides`` (``None`` = keep) applied;
     an unknown override raises, naming it and the allowed names."""
-    check_choice("mode", mode, MODES)
+    check("mode", mode, one_of(*MODES))
     p = dict(full if mode == "full" else quick)
-    unknown = set(overrides) - set(p)
-    if unknown:
-        raise ParameterError(f"unknown {what} parameters {sorted(unknown)}; allowed: {sorted(p)}")
+    check("overrides", overrides, keys_in(*p), note=f"the {what} parameters")
     p.update({k: v for k, v in overrides.items() if v is not None})
     return p
-
-
-def check_choice(name: str, value, allowed) -> None:
-    if value not in allowed:
-        raise ParameterError(f"parameter {name!r} must be one of {list(allowed)}, got {value!r}")
 
 
 def resolve_device_param(p: dict, allowed=("auto", "cpu", "cuda")) -> None:
     """Check ``p["device"]`` against ``allowed`` and resolve ``"auto"`` in place
     (:func:`bandits.estimators.resolve_device`), before any run config is built: the cache key then
     names the device the runs use, so a GPU run is never loaded for a CPU request or the reverse."""
-    check_choice("device", p["device"], allowed)
+    check("device", p["device"], one_of(*allowed))
     from ..estimators import resolve_device
 
     p["device"] = resolve_device(p["device"])
-
-
-def check_subset(name: str, values, allowed) -> None:
-    if isinstance(values, str) or not hasattr(values, "__iter__"):
-        raise ParameterError(f"parameter {name!r} must be a list drawn from {list(allowed)}, got {values!r}")
-    bad = [v for v in values if v not in allowed]
-    if bad or not list(values):
-        raise ParameterError(f"parameter {name!r} has unknown or no values {bad}; allowed: {list(allowed)}")
-
-
-def check_int(name: str, value, minimum: int | None = None) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ParameterError(f"parameter {name!r} must be an integer, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ParameterError(f"parameter {name!r} must be >= {minimum}, got {value}")
-
-
-def check_number(name: str, value, positive: bool = True) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value):
-        raise ParameterError(f"parameter {name!r} must be a finite number, got {value!r}")
-    if positive and value <= 0:
-        raise ParameterError(f"parameter {name!r} must be > 0, got {value}")
 
 
 def validate_common(mode, seed, n_jobs, backend, out, datasets=()) -> None:
@@ -94,13 +61,11 @@ def validate_common(mode, seed, n_jobs, backend, out, datasets=()) -> None:
     under papermill, a parameter injected with ``-p NAME VALUE`` that the notebook's ``parameters``
     cell does not define is a :class:`ParameterError` naming it (:func:`check_injected_parameters`).
     """
-    check_choice("mode", mode, MODES)
-    check_int("seed", seed, 0)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
-        raise ParameterError(f"parameter 'n_jobs' must be a positive integer or -1, got {n_jobs!r}")
-    check_choice("backend", backend, BACKENDS)
-    if not isinstance(out, (str, os.PathLike)) or not str(out):
-        raise ParameterError(f"parameter 'out' must be a folder path, got {out!r}")
+    check("mode", mode, one_of(*MODES))
+    check("seed", seed, integer(ge=0))
+    check("n_jobs", n_jobs, integer(), rule(lambda v: v >= 1 or v == -1, "a positive integer or -1"))
+    check("backend", backend, one_of(*BACKENDS))
+    check("out", out, rule(lambda v: isinstance(v, (str, os.PathLike)) and bool(str(v)), "a folder path"))
     check_injected_parameters()
     check_out_writable(out)
     if datasets:
@@ -115,16 +80,15 @@ def check_out_writable(out) -> Path:
     import tempfile
 
     p = resolve_out(out)
-    if p.exists() and not p.is_dir():
-        raise ParameterError(f"parameter 'out' must be a folder, but {str(out)!r} ({p}) is a file")
+    check("out", out, rule(lambda _: not (p.exists() and not p.is_dir()), "a folder"), note=f"{p} is a file")
     try:
         p.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=p, prefix=".write-probe-")
         os.close(fd)
         os.unlink(probe)
     except (OSError, FileExistsError) as exc:
-        raise ParameterError(f"parameter 'out': cannot write into the folder {str(out)!r} ({p}): "
-                             f"{exc.strerror or exc}; choose a writable folder (-p out PATH)") from exc
+        fail("out", out, "a folder this process can write (-p out PATH)", note=f"cannot write into {p}: "
+             f"{exc.strerror or exc}")
     return p
 
 

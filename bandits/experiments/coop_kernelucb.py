@@ -73,7 +73,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import sweep
-from .common import ParameterError, check_int, check_number, check_subset, mode_params
+from .common import mode_params
+from ..validation import ParameterError, between, boolean, check, integer, number, one_of, subset_of
 
 __all__ = ["ROWS", "GRAPHS", "ROW_METHODS", "PAPER_METHODS", "ABLATIONS", "PAPER_RUNS", "SIGMA_Z_ABLATION", "row_methods",
            "fig1_params", "validate_fig1", "fig1_tasks", "run_fig1", "Fig1Results",
@@ -131,8 +132,7 @@ def fig1_params(mode: str = "quick", ablations: bool | None = None, **overrides)
     Eager with the oracle ``K_z``, both rows) and ``sigma_z_variant = SIGMA_Z_ABLATION`` (RBF row), unless
     those are given explicitly; ``False`` or ``None`` keeps the mode's values (no ablations)."""
     if ablations is not None:
-        if not isinstance(ablations, bool):
-            raise ParameterError(f"parameter 'ablations' must be True or False, got {ablations!r}")
+        check("ablations", ablations, boolean())
         if ablations:
             if overrides.get("oracle") is None:
                 overrides["oracle"] = True
@@ -146,33 +146,25 @@ def fig1_params(mode: str = "quick", ablations: bool | None = None, **overrides)
 def validate_fig1(p: dict) -> None:
     for k in ("V", "T_linear", "T_rbf", "n_runs", "K", "d", "r_max_linear", "r_max_rbf", "kz_every",
               "n_features", "n_embed", "min_clusters", "csv_stride"):
-        check_int(k, p[k], 1)
-    check_int("graph_seed", p["graph_seed"], 0)
+        check(k, p[k], integer(ge=1))
+    check("graph_seed", p["graph_seed"], integer(ge=0))
     for k in ("lam", "eta_linear", "eta_rbf", "sigma_z_linear", "sigma_z_rbf"):
-        check_number(k, p[k])
-    check_number("sigma_z_variant", p["sigma_z_variant"], positive=False)
-    if p["sigma_z_variant"] < 0:
-        raise ParameterError(f"parameter 'sigma_z_variant' must be > 0 (or 0: no variant curve), "
-                             f"got {p['sigma_z_variant']}")
-    check_number("noise_std", p["noise_std"], positive=False)
-    if not 0 <= p["p"] <= 1:
-        raise ParameterError(f"parameter 'p' must be in [0, 1], got {p['p']}")
-    check_subset("rows", p["rows"], ROWS)
-    check_subset("graphs", p["graphs"], GRAPHS)
-    if p["features_rbf"] not in ("nystroem", "rff"):
-        raise ParameterError(f"parameter 'features_rbf' must be 'nystroem' or 'rff', got {p['features_rbf']!r}")
-    if p["sampler"] not in ("bfs", "rw"):
-        raise ParameterError(f"parameter 'sampler' must be 'bfs' or 'rw', got {p['sampler']!r}")
-    if not isinstance(p["oracle"], bool):
-        raise ParameterError(f"parameter 'oracle' must be True or False, got {p['oracle']!r}")
+        check(k, p[k], number(gt=0))
+    check("sigma_z_variant", p["sigma_z_variant"], number(ge=0), note="0: no variant curve")
+    check("noise_std", p["noise_std"], number())
+    check("p", p["p"], between(0, 1, "both"))
+    check("rows", p["rows"], subset_of(*ROWS))
+    check("graphs", p["graphs"], subset_of(*GRAPHS))
+    check("features_rbf", p["features_rbf"], one_of("nystroem", "rff"))
+    check("sampler", p["sampler"], one_of("bfs", "rw"))
+    check("oracle", p["oracle"], boolean())
     for k in ("r_limit", "r_limit_rbf"):
         if p.get(k) is not None:
-            check_int(k, p[k], 1)
-    check_int("rank_cap_ablation", p["rank_cap_ablation"], 0)
-    if p["cluster_mode"] not in ("mis_star", "clique_cover"):
-        raise ParameterError(f"parameter 'cluster_mode' must be 'mis_star' or 'clique_cover', got {p['cluster_mode']!r}")
+            check(k, p[k], integer(ge=1))
+    check("rank_cap_ablation", p["rank_cap_ablation"], integer(ge=0))
+    check("cluster_mode", p["cluster_mode"], one_of("mis_star", "clique_cover"))
     for k in ("omega_rbf", "rho_rbf"):
-        check_number(k, p[k], positive=False)
+        check(k, p[k], number())
 
 
 def row_methods(p: dict, row: str) -> dict:

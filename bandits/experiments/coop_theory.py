@@ -70,7 +70,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import sweep
-from .common import ParameterError, check_int, mode_params
+from .common import mode_params
+from ..validation import ParameterError, check, each, ge, integer, real, rule
 
 __all__ = ["theory_params", "validate_theory", "run_theory", "TheoryResults", "c6_lemma3",
            "lemma3_sides", "c7_lemma4", "c8_mmd", "mmd_closed_form"]
@@ -92,36 +93,23 @@ def theory_params(mode: str = "quick", **overrides) -> dict:
     return p
 
 
-def _check_grid(name, values, minimum=1):
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or not list(values):
-        raise ParameterError(f"parameter {name!r} must be a non-empty list of integers, got {values!r}")
-    for v in values:
-        check_int(name, v, minimum)
 
 
 def validate_theory(p: dict) -> None:
     for k in ("T", "n_runs", "path_V", "hetero_V", "c5_V", "c5_T", "K", "d", "c7_pool", "mmd_t_max",
               "mmd_agents", "mmd_d", "mmd_points", "c6_V", "probe_m", "probe_D"):
-        check_int(k, p[k], 1)
+        check(k, p[k], integer(ge=1))
     for k in ("V_grid", "gammas", "nc_grid", "c7_N", "c7_nc", "c6_gammas"):
-        _check_grid(k, p[k])
-    _check_grid("myc_k", p["myc_k"], 2)
-    if max(p["gammas"]) >= p["path_V"]:
-        raise ParameterError(f"parameter 'gammas' must be < path_V = {p['path_V']}, got {p['gammas']}")
-    if max(p["c6_gammas"]) >= p["c6_V"]:
-        raise ParameterError(f"parameter 'c6_gammas' must be < c6_V = {p['c6_V']}, got {p['c6_gammas']}")
-    if max(p["nc_grid"]) > p["hetero_V"]:
-        raise ParameterError(f"parameter 'nc_grid' must be <= hetero_V = {p['hetero_V']}, got {p['nc_grid']}")
-    if p["mmd_agents"] < 2:
-        raise ParameterError(f"parameter 'mmd_agents' must be >= 2, got {p['mmd_agents']}")
-    if p["mmd_t_max"] < 64:
-        raise ParameterError(f"parameter 'mmd_t_max' must be >= 64, got {p['mmd_t_max']}")
+        check(k, p[k], each(integer(ge=1)))
+    check("myc_k", p["myc_k"], each(integer(ge=2)))
+    check("gammas", p["gammas"], rule(lambda g: max(g) < p["path_V"], f"values < path_V = {p['path_V']}"))
+    check("c6_gammas", p["c6_gammas"], rule(lambda g: max(g) < p["c6_V"], f"values < c6_V = {p['c6_V']}"))
+    check("nc_grid", p["nc_grid"], rule(lambda g: max(g) <= p["hetero_V"], f"values <= hetero_V = {p['hetero_V']}"))
+    check("mmd_agents", p["mmd_agents"], ge(2))
+    check("mmd_t_max", p["mmd_t_max"], ge(64))
     for k in ("eta", "lam", "mmd_s", "mmd_ell", "mmd_sigma_z"):
-        v = p[k]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
-            raise ParameterError(f"parameter {k!r} must be a number > 0, got {v!r}")
-    if not p["noise_std"] >= 0:
-        raise ParameterError(f"parameter 'noise_std' must be >= 0, got {p['noise_std']}")
+        check(k, p[k], real(gt=0))
+    check("noise_std", p["noise_std"], ge(0))
 
 
 # ------------------------------------------------------------------------------ run specifications

@@ -39,7 +39,8 @@ import numpy as np
 
 from ..envs.cope import balanced_groups
 from ..runner import sweep
-from .common import mode_params, ParameterError, check_choice, check_int, check_number, check_subset
+from .common import mode_params
+from ..validation import ParameterError, between, check, fail, integer, number, one_of, rule, subset_of
 
 __all__ = ["FC_METHODS", "FB_METHODS", "FB_BASELINES", "cope_params", "fc_tasks", "fb_tasks", "run_fc",
            "run_fb", "fc_summary", "theory_params", "run_c1", "run_c2", "run_c6", "budget_table", "theta_norms"]
@@ -63,24 +64,23 @@ _QUICK = dict(_FULL, deltas=[0.1, 0.2, 0.4, 0.8], fc_runs=10, alba_runs=3,
 
 def cope_params(mode: str = "quick", **overrides) -> dict:
     p = mode_params(mode, _FULL, _QUICK, overrides, "CoPE-KB")
-    check_int("V", p["V"], 2)
-    check_int("fc_runs", p["fc_runs"], 1)
-    check_int("fb_runs", p["fb_runs"], 1)
+    check("V", p["V"], integer(ge=2))
+    check("fc_runs", p["fc_runs"], integer(ge=1))
+    check("fb_runs", p["fb_runs"], integer(ge=1))
     if p["alba_runs"] is not None:
-        check_int("alba_runs", p["alba_runs"], 1)
+        check("alba_runs", p["alba_runs"], integer(ge=1))
     for k in ("delta", "xi", "eps", "fb_delta_min"):
-        check_number(k, p[k])
-    if not 0 < p["delta"] < 1:
-        raise ParameterError(f"parameter 'delta' must be in (0, 1), got {p['delta']}")
-    check_choice("constants", p["constants"], ("practical", "theory"))
-    if not p["cases"] or any(c not in range(1, p["V"] + 1) for c in p["cases"]):
-        raise ParameterError(f"parameter 'cases' must list ranks in 1..V={p['V']}, got {p['cases']!r}")
-    if not p["deltas"] or any(not isinstance(d, (int, float)) or not 0 < d < 1 for d in p["deltas"]):
-        raise ParameterError(f"parameter 'deltas' must be gaps in (0, 1), got {p['deltas']!r}")
-    if not p["budgets"] or any(isinstance(b, bool) or not isinstance(b, int) or b < 1 for b in p["budgets"]):
-        raise ParameterError(f"parameter 'budgets' must be positive integers, got {p['budgets']!r}")
-    check_subset("fc_methods", p["fc_methods"], FC_METHODS)
-    check_subset("fb_methods", p["fb_methods"], FB_METHODS + FB_VARIANTS)
+        check(k, p[k], number(gt=0))
+    check("delta", p["delta"], between(0, 1))
+    check("constants", p["constants"], one_of("practical", "theory"))
+    ranks = range(1, p["V"] + 1)
+    check("cases", p["cases"], rule(lambda cs: bool(cs) and all(c in ranks for c in cs), f"ranks in 1..V={p['V']}"))
+    check("deltas", p["deltas"], rule(lambda ds: bool(ds) and all(isinstance(d, (int, float)) and 0 < d < 1 for d in ds),
+                                      "gaps in (0, 1)"))
+    check("budgets", p["budgets"], rule(lambda bs: bool(bs) and all(not isinstance(b, bool) and isinstance(b, int)
+                                                                    and b >= 1 for b in bs), "positive integers"))
+    check("fc_methods", p["fc_methods"], subset_of(*FC_METHODS))
+    check("fb_methods", p["fb_methods"], subset_of(*FB_METHODS + FB_VARIANTS))
     return p
 
 
@@ -100,7 +100,7 @@ def _fc_method(method: str, p: dict, rank: int, dm: float, constants: str):
         return "IndRAGE", dict(common, constants=constants)
     if method in ("IndALBA", "IndPolyALBA"):
         return method, {"delta": p["delta"], "theta_norms": theta_norms(rank, dm, p["V"])}
-    raise ParameterError(f"unknown FC method {method!r}")
+    fail("method", method, one_of(*FC_METHODS))
 
 
 def _fb_method(method: str, p: dict, T: int):
@@ -117,7 +117,7 @@ def _fb_method(method: str, p: dict, T: int):
         return "IndPeaceFB", dict(common, reuse_past_rounds=True)
     if method == "IndUniformFB":
         return "IndUniformFB", {"xi": p["xi"], "T": int(T)}
-    raise ParameterError(f"unknown FB method {method!r}")
+    fail("method", method, one_of(*FB_METHODS + FB_VARIANTS))
 
 
 def fc_tasks(p: dict, constants: str | None = None, methods=None, deltas=None, cases=None, runs=None):
@@ -200,7 +200,7 @@ def budget_table(fb):
 
 # ------------------------------------------------------------------------------ theorem checks
 def theory_params(mode: str = "quick") -> dict:
-    check_choice("mode", mode, ("quick", "full"))
+    check("mode", mode, one_of("quick", "full"))
     full = dict(c1_deltas=[0.1, 0.2], c1_runs=10, c2_V=[1, 2, 4, 8, 16], c2_runs=20, c2_delta=0.2,
                 c3_deltas=[0.1, 0.2, 0.3, 0.4, 0.6, 0.8], c3_runs=10,
                 c6_xis=[1e-8, 1e-6, 1e-4, 1e-2, 1e-1, 1.0], c6_runs=20, c6_delta=0.1)

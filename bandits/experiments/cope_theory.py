@@ -62,7 +62,7 @@ import math
 
 import numpy as np
 
-from .common import ParameterError, check_choice
+from ..validation import ParameterError, between, check, ge, gt, one_of
 
 __all__ = ["cope_theory_params", "hardness", "c7_row", "c7_table", "peace_width_table",
            "nonlinear_instance", "run_c9_cell", "c9_tasks", "run_c9"]
@@ -75,7 +75,7 @@ def cope_theory_params(mode: str = "quick") -> dict:
 
     C7 and the Peace width are deterministic computations and cost seconds, so both modes use the
     same grids; C9 uses fewer random instances and runs in quick mode."""
-    check_choice("mode", mode, ("quick", "full"))
+    check("mode", mode, one_of("quick", "full"))
     full = dict(c7_deltas=[0.1, 0.2, 0.4, 0.8], c7_xis=[1e-6, 1e-2], peace_xi=1e-6, peace_delta=0.02,
                 peace_draws=1000, peace_iter=500, peace_eval=20000,
                 c9_ell_z=[0.1, 1.0, 10.0], c9_instances=20, c9_runs=3, c9_V=5, c9_n=6, c9_ell_x=0.3,
@@ -238,12 +238,11 @@ def nonlinear_instance(ell_z: float, instance_seed: int, V: int = 5, n: int = 6,
     from ..envs.cope import PEInstance
     from ..kernels import RBF, Product
 
-    if not ell_z > 0 or not ell_x > 0:
-        raise ParameterError(f"parameters 'ell_z' and 'ell_x' must be > 0, got {ell_z}, {ell_x}")
-    if int(V) < 1 or int(n) < 2:
-        raise ParameterError(f"parameters 'V' >= 1 and 'n' >= 2 required, got V={V}, n={n}")
-    if not 0 < delta_min < 1:
-        raise ParameterError(f"parameter 'delta_min' must be in (0, 1), got {delta_min}")
+    check("ell_z", ell_z, gt(0))
+    check("ell_x", ell_x, gt(0))
+    check("V", int(V), ge(1))
+    check("n", int(n), ge(2))
+    check("delta_min", delta_min, between(0, 1))
     kern = Product(RBF(lengthscale=float(ell_z)), RBF(lengthscale=float(ell_x)), split=1)
     Z = (np.arange(V, dtype=float) / max(V - 1, 1))[:, None]
     rng = np.random.default_rng(np.random.SeedSequence([int(instance_seed), 9]))

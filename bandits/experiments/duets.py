@@ -29,7 +29,8 @@ import numpy as np
 from ..comm import comm_curve
 from ..envs import FUNCTIONS, make_env
 from ..runner import sweep
-from .common import mode_params, ParameterError, check_int, check_number, check_subset
+from .common import mode_params
+from ..validation import ParameterError, check, each, fail, integer, lt, number, one_of, real, subset_of
 
 __all__ = ["FIG1_FUNCTIONS", "BASE_METHODS", "VARIANTS", "fig1_params", "validate_fig1",
            "fig1_tasks", "run_fig1", "Fig1Results", "at_selected"]
@@ -57,23 +58,16 @@ def fig1_params(mode: str = "quick", **overrides) -> dict:
 
 def validate_fig1(p: dict) -> None:
     for k in ("N", "T", "M", "n_runs", "T1"):
-        check_int(k, p[k], 1)
-    check_int("tune_runs", p["tune_runs"], 0)
-    if p["tune_runs"] >= p["n_runs"]:
-        raise ParameterError(f"parameter 'tune_runs' must be < n_runs ({p['n_runs']}): the claims need runs that did "
-                             f"not tune β, got {p['tune_runs']}")
-    check_int("env_seed", p["env_seed"], 0)
-    for k in ("noise_std",):
-        check_number(k, p[k], positive=False)
-        if p[k] < 0:
-            raise ParameterError(f"parameter 'noise_std' must be >= 0, got {p[k]}")
+        check(k, p[k], integer(ge=1))
+    check("tune_runs", p["tune_runs"], integer(ge=0))
+    check("tune_runs", p["tune_runs"], lt(p["n_runs"]), note="the claims need runs that did not tune β")
+    check("env_seed", p["env_seed"], integer(ge=0))
+    check("noise_std", p["noise_std"], number(ge=0))
     for k in ("lam", "p0", "code_p0", "D_dis", "D_approx", "qbar"):
-        check_number(k, p[k])
-    check_subset("functions", p["functions"], FIG1_FUNCTIONS)
-    check_subset("methods", p["methods"], BASE_METHODS + VARIANTS)
-    if not p["betas"] or any(isinstance(b, bool) or not isinstance(b, (int, float)) or b <= 0
-                             for b in p["betas"]):
-        raise ParameterError(f"parameter 'betas' must be a non-empty list of numbers > 0, got {p['betas']!r}")
+        check(k, p[k], number(gt=0))
+    check("functions", p["functions"], subset_of(*FIG1_FUNCTIONS))
+    check("methods", p["methods"], subset_of(*BASE_METHODS + VARIANTS))
+    check("betas", p["betas"], each(real(gt=0)))
 
 
 def method_config(method: str, p: dict) -> tuple[str, dict]:
@@ -91,7 +85,7 @@ def method_config(method: str, p: dict) -> tuple[str, dict]:
         return "ApproxDisKernelUCB", dict(common, D=p["D_approx"], qbar=p["qbar"])
     if method == "N-KernelUCB":
         return "N-KernelUCB", common
-    raise ParameterError(f"unknown method {method!r}; allowed: {list(BASE_METHODS + VARIANTS)}")
+    fail("method", method, one_of(*BASE_METHODS + VARIANTS))
 
 
 def fig1_tasks(p: dict) -> tuple[list[tuple[dict, int]], list[dict]]:

@@ -46,7 +46,8 @@ from ..envs import make_env
 from ..estimators import NystromDictionary, collapsed_posterior, nystrom_posterior
 from ..kernels import RBF
 from ..runner import sweep
-from .common import ParameterError, check_int, check_number
+from .common import mode_params
+from ..validation import ParameterError, check, each, integer, number, rule
 
 __all__ = ["theory_params", "run_theory", "epoch_count_table", "e3_variance_decay",
            "e4_accuracy", "run_e8", "run_e8_cell"]
@@ -64,20 +65,14 @@ _QUICK = dict(_FULL, T_grid=[25, 100, 400, 1600], N_grid=[1, 4, 16, 64], n_runs=
 
 
 def theory_params(mode: str = "quick", **overrides) -> dict:
-    if mode not in ("quick", "full"):
-        raise ParameterError(f"parameter 'mode' must be one of ['quick', 'full'], got {mode!r}")
-    p = dict(_FULL if mode == "full" else _QUICK)
-    unknown = set(overrides) - set(p)
-    if unknown:
-        raise ParameterError(f"unknown theory-check parameters {sorted(unknown)}; allowed: {sorted(p)}")
-    p.update({k: v for k, v in overrides.items() if v is not None})
+    p = mode_params(mode, _FULL, _QUICK, overrides, "theory-check")
     for k in ("N_fixed", "T_fixed", "n_runs", "e3_draws", "e4_trials", "e8_N", "e8_T", "e8_runs"):
-        check_int(k, p[k], 1)
+        check(k, p[k], integer(ge=1))
     for k in ("T_grid", "N_grid", "e3_n", "e4_n"):
-        if not p[k] or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in p[k]):
-            raise ParameterError(f"parameter {k!r} must be a non-empty list of positive integers, got {p[k]!r}")
-    check_number("p0", p["p0"])
-    check_number("beta", p["beta"])
+        check(k, p[k], each(rule(lambda v: not isinstance(v, bool) and isinstance(v, int) and v >= 1,
+                                 "a positive integer")))
+    check("p0", p["p0"], number(gt=0))
+    check("beta", p["beta"], number(gt=0))
     return p
 
 

@@ -111,7 +111,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runner import run_key, sweep
-from .common import ParameterError, check_int, check_subset, mode_params, resolve_device_param
+from .common import mode_params, resolve_device_param
+from ..validation import ParameterError, boolean, check, integer, real, rule, subset_of
 
 __all__ = ["FIGURES", "OFFICIAL_FIGURES", "OFFICIAL_TRAINING", "FIG4_ENVS", "ALPHA_FULL_T", "not_run", "fn_params",
            "validate_fn", "curves", "fn_tasks", "run_fn", "FNResults", "failed_runs", "failed_mask"]
@@ -153,23 +154,20 @@ def fn_params(mode: str = "quick", **overrides) -> dict:
 
 def validate_fn(p: dict) -> None:
     for k in ("T", "n_runs", "m", "m_diag", "stride", "csv_stride"):
-        check_int(k, p[k], 1)
-    if p["csv_stride"] % p["stride"]:
-        raise ParameterError(f"parameter 'csv_stride' must be a multiple of 'stride' ({p['stride']}): the curves are "
-                             f"kept every {p['stride']} rounds, got {p['csv_stride']}")
-    check_int("stop_train_after", p["stop_train_after"], 0)
-    check_int("fig4_select_runs", p["fig4_select_runs"], 1)
-    check_subset("figures", p["figures"], FIGURES)
-    check_subset("official_figures", p["official_figures"], OFFICIAL_FIGURES)
-    check_subset("fig4_envs", p["fig4_envs"], FIG4_ENVS)
-    if not isinstance(p["official"], bool):
-        raise ParameterError(f"parameter 'official' must be True or False, got {p['official']!r}")
+        check(k, p[k], integer(ge=1))
+    check("csv_stride", p["csv_stride"], rule(lambda c: not c % p["stride"], f"a multiple of stride = {p['stride']}"),
+          note=f"the curves are kept every {p['stride']} rounds")
+    check("stop_train_after", p["stop_train_after"], integer(ge=0))
+    check("fig4_select_runs", p["fig4_select_runs"], integer(ge=1))
+    check("figures", p["figures"], subset_of(*FIGURES))
+    check("official_figures", p["official_figures"], subset_of(*OFFICIAL_FIGURES))
+    check("fig4_envs", p["fig4_envs"], subset_of(*FIG4_ENVS))
+    check("official", p["official"], boolean())
     for k in ("Ns", "Ns_real", "Ns_fig3"):
-        if not p[k] or any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1 for n in p[k]):
-            raise ParameterError(f"parameter {k!r} must be a non-empty list of integers >= 1, got {p[k]!r}")
+        check(k, p[k], rule(lambda xs: bool(xs) and all(integer(ge=1).ok(n) for n in xs),
+                            "a non-empty list of integers >= 1"))
     for k in ("D_cosine", "D_shuttle", "nu_grid"):
-        if not p[k] or any(isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0 for v in p[k]):
-            raise ParameterError(f"parameter {k!r} must be a non-empty list of numbers > 0, got {p[k]!r}")
+        check(k, p[k], rule(lambda xs: bool(xs) and all(real(gt=0).ok(v) for v in xs), "a non-empty list of numbers > 0"))
     resolve_device_param(p)
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bandits.experiments.common import check_int, mode_params
+from bandits.experiments.common import mode_params
+from bandits.validation import check, integer
 from bandits.runner import run_regret_cell, sweep
 
 from .algorithm import ToyFedGreedy
@@ -25,7 +26,7 @@ def toy_params(mode: str = "quick", **overrides) -> dict:
     """Quick (seconds) or full parameters; an unknown override is an error naming it."""
     p = mode_params(mode, _FULL, _QUICK, overrides, "toy")
     for k in ("N", "T", "M", "n_runs"):
-        check_int(k, p[k], 1)
+        check(k, p[k], integer(ge=1))
     return p
 
 

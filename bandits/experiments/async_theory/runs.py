@@ -13,11 +13,11 @@ from ...algorithms.async_kernel_ucb import AsyncKernelUCB, communication_bound, 
 from ...envs.functions import sample_ball
 from ...runner import RunContext, run_key, run_regret_cell, sweep
 from ...sim import Observer
-from ..common import ParameterError, check_subset
 from .maths import _eps_hat, _exact_var, _staleness, alpha_lemma44, det_epochs, gamma_proxy, upload_order, \
     uploaded_statistics
 from .setting import APPROX, ASYNC, CHECKS, EXTRA_CHECKS, NK, ONE, _beta, _config, _dlabel, _ZipfSchedule, \
     make_rkhs_env, make_theory_env, resolve_D
+from ...validation import ParameterError, check, fail, subset_of
 
 
 class ChoiceRecorder(Observer):
@@ -132,7 +132,7 @@ def _tasks(p: dict, checks) -> list[tuple[dict, dict]]:
                     out.append(({"check": "C7", "method": NK, "q": np.nan, "D_label": "", "D": np.nan, "N": N,
                                  "T": int(t), "rep": rep}, _config(p, NK, N, int(t), rep)))
         else:
-            raise ParameterError(f"parameter 'checks' has unknown value {check!r}; allowed: {list(CHECKS)}")
+            fail("checks", checks, subset_of(*CHECKS))
     return out
 
 
@@ -195,7 +195,7 @@ def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", c
     import pandas as pd
 
     checks = list(p["checks"] if checks is None else checks)
-    check_subset("checks", checks, CHECKS)
+    check("checks", checks, subset_of(*CHECKS))
     labelled = _tasks(p, checks)
     results = _sweep([(cfg, lab["rep"]) for lab, cfg in labelled], seed, n_jobs=n_jobs, backend=backend,
                      cache_dir=cache_dir, progress=progress, desc="Async-KernelUCB theory")
@@ -492,7 +492,7 @@ def _extra_tasks(p: dict, checks) -> list[tuple[dict, dict]]:
                         out.append(({"check": check, "method": m, "schedule": s, "rep": rep},
                                     _extra_config(p, check, rep, method=m, schedule=s, **kw)))
         else:
-            raise ParameterError(f"parameter 'extra_checks' has unknown value {check!r}; allowed: {list(EXTRA_CHECKS)}")
+            fail("extra_checks", checks, subset_of(*EXTRA_CHECKS))
     return out
 
 
@@ -502,7 +502,7 @@ def run_extra(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", ca
     import pandas as pd
 
     checks = list(p["extra_checks"] if checks is None else checks)
-    check_subset("extra_checks", checks, EXTRA_CHECKS)
+    check("extra_checks", checks, subset_of(*EXTRA_CHECKS))
     labelled = _extra_tasks(p, checks)
     results, _ = sweep([(cfg, lab["rep"]) for lab, cfg in labelled], seed, n_jobs=n_jobs, backend=backend,
                        cache_dir=cache_dir, progress=progress, desc="Async-KernelUCB theory (C2, C3, C8–C10)",

@@ -12,7 +12,7 @@ import numpy as np
 from ...envs.base import ContextualEnv
 from ...envs.functions import f1, f2, sample_ball
 from ...kernels import make_kernel
-from ..common import ParameterError, check_choice, check_int, check_number, check_subset
+from ...validation import ParameterError, boolean, check, each, ge, integer, keys_in, lt, number, one_of, rule, subset_of
 
 
 CHECKS = ("C1", "C4", "C5", "C6", "C7")
@@ -44,30 +44,19 @@ _QUICK = dict(
 
 
 # ------------------------------------------------------------------------------ parameters
-def _check_D_list(name, values):
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or not list(values):
-        raise ParameterError(f"parameter {name!r} must be a non-empty list of numbers > 0 or {INV_N2!r}, "
-                             f"got {values!r}")
-    for v in values:
-        if v == INV_N2:
-            continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-            raise ParameterError(f"parameter {name!r} must be a non-empty list of numbers > 0 or {INV_N2!r}, "
-                                 f"got {values!r}")
+#: A D-grid's item: a finite number > 0 (a Python int or float), or the string ``INV_N2``.
+_D_ITEM = rule(lambda v: v == INV_N2 or (not isinstance(v, bool) and isinstance(v, (int, float))
+                                         and math.isfinite(v) and v > 0), f"a number > 0 or {INV_N2!r}")
 
 
-def _check_num_list(name, values, integer=False, minimum=None):
-    ok = not isinstance(values, (str, bytes)) and hasattr(values, "__iter__") and len(list(values)) > 0
-    if ok:
-        for v in values:
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer) if integer else (int, float)):
-                ok = False
-            elif not math.isfinite(v) or v <= 0 or (minimum is not None and v < minimum):
-                ok = False
-    if not ok:
-        kind = "integers" if integer else "numbers"
-        lo = f" >= {minimum}" if minimum is not None else " > 0"
-        raise ParameterError(f"parameter {name!r} must be a non-empty list of {kind}{lo}, got {values!r}")
+def _num_list(integer=False, minimum=None):
+    """The rule: a non-empty list of finite numbers > 0 (``integer``: ints, numpy ints too), ``>= minimum``."""
+    def ok_item(v):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer) if integer else (int, float)):
+            return False
+        return math.isfinite(v) and v > 0 and (minimum is None or v >= minimum)
+    kind = "integers" if integer else "numbers"
+    return each(rule(ok_item, f"{kind[:-1]}{f' >= {minimum}' if minimum is not None else ' > 0'}"))
 
 
 def theory_params(mode: str = "quick", **overrides) -> dict:
@@ -75,49 +64,37 @@ def theory_params(mode: str = "quick", **overrides) -> dict:
 
     Raises :class:`ParameterError` naming the offending parameter.
     """
-    check_choice("mode", mode, ("quick", "full"))
+    check("mode", mode, one_of("quick", "full"))
     p = {k: (list(v) if isinstance(v, list) else v) for k, v in (_FULL if mode == "full" else _QUICK).items()}
-    unknown = set(overrides) - set(p)
-    if unknown:
-        raise ParameterError(f"unknown Async-KernelUCB theory parameters {sorted(unknown)}; allowed: {sorted(p)}")
+    check("overrides", overrides, keys_in(*p), note="the Async-KernelUCB theory parameters")
     p.update({k: v for k, v in overrides.items() if v is not None})
     for k in ("N", "T", "n_runs", "d", "K", "c6_T"):
-        check_int(k, p[k], 1)
-    check_int("N", p["N"], 1)
+        check(k, p[k], integer(ge=1))
+    check("N", p["N"], integer(ge=1))
     for k in ("gamma_k", "lam", "c4_q"):
-        check_number(k, p[k])
-    check_number("alpha", p["alpha"], positive=False)
-    if p["alpha"] < 0:
-        raise ParameterError(f"parameter 'alpha' must be >= 0, got {p['alpha']}")
-    check_number("noise_std", p["noise_std"], positive=False)
-    if p["noise_std"] < 0:
-        raise ParameterError(f"parameter 'noise_std' must be >= 0, got {p['noise_std']}")
-    check_number("eps", p["eps"])
-    if not p["eps"] < 1:
-        raise ParameterError(f"parameter 'eps' must be in (0, 1), got {p['eps']}")
-    check_choice("function", p["function"], ("f1", "f2"))
-    check_subset("checks", p["checks"], CHECKS)
-    if not isinstance(p["references"], bool):
-        raise ParameterError(f"parameter 'references' must be True or False, got {p['references']!r}")
+        check(k, p[k], number(gt=0))
+    check("alpha", p["alpha"], number(ge=0))
+    check("noise_std", p["noise_std"], number(ge=0))
+    check("eps", p["eps"], number(gt=0, lt=1))
+    check("function", p["function"], one_of("f1", "f2"))
+    check("checks", p["checks"], subset_of(*CHECKS))
+    check("references", p["references"], boolean())
     for k in ("c1_q", "c5_q", "c5_approx_D"):
-        _check_num_list(k, p[k])
+        check(k, p[k], _num_list())
     for k in ("c1_D", "c4_D", "c5_D", "c6_D", "c7_D"):
-        _check_D_list(k, p[k])
-    _check_num_list("c6_N", p["c6_N"], integer=True, minimum=1)
-    check_subset("extra_checks", p["extra_checks"], EXTRA_CHECKS)
+        check(k, p[k], each(_D_ITEM))
+    check("c6_N", p["c6_N"], _num_list(integer=True, minimum=1))
+    check("extra_checks", p["extra_checks"], subset_of(*EXTRA_CHECKS))
     for k in ("extra_T", "extra_runs", "c3_runs", "c9_centres", "c10_runs", "c10_approx_runs"):
-        check_int(k, p[k], 1)
-    _check_num_list("c2_q", p["c2_q"])
-    _check_D_list("c8_D", p["c8_D"])
+        check(k, p[k], integer(ge=1))
+    check("c2_q", p["c2_q"], _num_list())
+    check("c8_D", p["c8_D"], each(_D_ITEM))
     for k in ("c9_R", "c9_delta", "c10_s"):
-        check_number(k, p[k])
-    if not p["c9_delta"] < 1:
-        raise ParameterError(f"parameter 'c9_delta' must be in (0, 1), got {p['c9_delta']}")
-    if not isinstance(p["c2_q_theory"], bool):
-        raise ParameterError(f"parameter 'c2_q_theory' must be True or False, got {p['c2_q_theory']!r}")
-    _check_num_list("c7_T", p["c7_T"], integer=True, minimum=2)
-    if p["T"] < 2:
-        raise ParameterError(f"parameter 'T' must be >= 2 (D_sync uses log T), got {p['T']}")
+        check(k, p[k], number(gt=0))
+    check("c9_delta", p["c9_delta"], lt(1))
+    check("c2_q_theory", p["c2_q_theory"], boolean())
+    check("c7_T", p["c7_T"], _num_list(integer=True, minimum=2))
+    check("T", p["T"], ge(2))
     return p
 
 

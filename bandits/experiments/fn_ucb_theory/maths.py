@@ -6,16 +6,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from ...validation import check, ge, gt, rule
 
 
 def coverage_fraction(h, mean, q, nu: float, lam: float, two_sided: bool = False) -> float:
     r"""Fraction of the entries with ``h ≤ UCB_a = mean + ν √λ √q`` (Lemma 3's upper side), or with
     ``|h − mean| ≤ ν √λ √q`` (``two_sided``, Lemma 3 as stated). Arrays of one shape (any)."""
     h, mean, q = (np.asarray(a, dtype=float) for a in (h, mean, q))
-    if not (h.shape == mean.shape == q.shape) or h.size == 0:
-        raise ValueError(f"h, mean and q must have one non-empty shape, got {h.shape}, {mean.shape}, {q.shape}")
-    if not nu >= 0 or not lam > 0:
-        raise ValueError(f"nu must be >= 0 and lam > 0, got nu={nu!r}, lam={lam!r}")
+    check("h, mean, q", (h, mean, q), rule(lambda a: a[0].shape == a[1].shape == a[2].shape and a[0].size > 0,
+                                           "arrays of one non-empty shape"))
+    check("nu", nu, ge(0))
+    check("lam", lam, gt(0))
     w = nu * math.sqrt(lam) * np.sqrt(np.maximum(q, 0.0))
     ok = np.abs(h - mean) <= w if two_sided else h <= mean + w
     return float(np.mean(ok))

@@ -15,6 +15,7 @@ from ...runner import canonical, run_key, run_regret_cell, run_seeds, sweep
 from ...sim import Observer
 from .maths import dual_gd, dual_ridge, linearisation_step, ntk_gram, round_bound
 from .setting import theory_tasks
+from ...validation import fail
 
 
 class PotentialRecorder(Observer):
@@ -108,7 +109,7 @@ def run_theory_cell(config: dict, seed: int, rep: int) -> dict:
         contexts, ucb_a = ContextRecorder(), UCBaRecorder()
         observers += [contexts, ucb_a]
     elif probe is not None:
-        raise ValueError(f"config 'probe' kind must be 'theory_alpha' or 'ucb_a_coverage', got {probe!r}")
+        fail("probe", probe, "None, 'theory_alpha' or 'ucb_a_coverage'")
 
     def collect(ctx):
         policy, env = ctx.policy, ctx.env

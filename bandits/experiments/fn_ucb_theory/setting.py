@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common import ParameterError, check_int, mode_params, resolve_device_param
+from ..common import mode_params, resolve_device_param
+from ...validation import ParameterError, boolean, check, integer, real, rule
 
 #: D = C_N · T / N for E6, fixed from a pilot (N = 1, T = 500, master seed 99, not a checked seed): c = 1 gave
 #: 25 rounds and c = 4 gave 12, so c = 1.5 for our target of "~20 rounds at N = 1" (rounds ∝ c^(−1/2)).
@@ -41,51 +42,44 @@ def theory_params(mode: str = "quick", **overrides) -> dict:
     return p
 
 
-def _check_list(name, values, kind, minimum, min_len=1):
-    """``values`` a list of at least ``min_len`` distinct ``kind`` ("int"/"number") values > or >= ``minimum``."""
-    ok = isinstance(values, (list, tuple)) and len(values) >= min_len and len(set(values)) == len(values)
-    for v in values if ok else ():
+def _distinct_list(kind, minimum, min_len=1):
+    """The rule: a list of at least ``min_len`` distinct ``kind`` ("int"/"number") values > or >= ``minimum``."""
+    def ok_item(v):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer) if kind == "int" else (int, float, np.number)):
-            ok = False
-        elif not (v >= minimum if kind == "int" else v > minimum):
-            ok = False
-    if not ok:
-        what = f"integers >= {minimum}" if kind == "int" else f"numbers > {minimum}"
-        raise ParameterError(f"parameter {name!r} must be a list of at least {min_len} distinct {what}, got {values!r}")
+            return False
+        return v >= minimum if kind == "int" else v > minimum
+
+    def ok(values):
+        return (isinstance(values, (list, tuple)) and len(values) >= min_len and len(set(values)) == len(values)
+                and all(ok_item(v) for v in values))
+    what = f"integers >= {minimum}" if kind == "int" else f"numbers > {minimum}"
+    return rule(ok, f"a list of at least {min_len} distinct {what}")
 
 
 def validate_theory(p: dict) -> None:
     for k in ("T", "n_runs", "n_D", "n_E3", "T_E3", "m", "stride", "T_E2", "T_E8", "M_E8", "recent_E8", "T_E12",
               "N_E12", "n_E14", "N_E14", "n_test_E14"):
-        check_int(k, p[k], 1)
-    check_int("N_E2", p["N_E2"], 2)
-    check_int("m_E12", p["m_E12"], 2)
-    if p["m_E12"] % 2:
-        raise ParameterError(f"parameter 'm_E12' must be even (the NTK network's mirrored blocks), got {p['m_E12']}")
-    _check_list("N_grid_E2", p["N_grid_E2"], "int", 1, 3)
-    _check_list("t_E8", p["t_E8"], "int", 1, 3)
-    _check_list("nu_E12", p["nu_E12"], "number", 0.0, 2)
-    _check_list("m_E14", p["m_E14"], "int", 2, 2)
-    if any(v % 2 for v in p["m_E14"]):
-        raise ParameterError(f"parameter 'm_E14' must hold even widths (mirrored blocks), got {p['m_E14']!r}")
-    if sum(t <= min(p["T_E8"], 500) for t in p["t_E8"]) < 3:
-        raise ParameterError(f"parameter 't_E8' must log at least 3 iterations t <= min(T_E8, 500), got {p['t_E8']!r}")
+        check(k, p[k], integer(ge=1))
+    check("N_E2", p["N_E2"], integer(ge=2))
+    check("m_E12", p["m_E12"], integer(ge=2))
+    check("m_E12", p["m_E12"], rule(lambda m: not m % 2, "even"), note="the NTK network's mirrored blocks")
+    check("N_grid_E2", p["N_grid_E2"], _distinct_list("int", 1, 3))
+    check("t_E8", p["t_E8"], _distinct_list("int", 1, 3))
+    check("nu_E12", p["nu_E12"], _distinct_list("number", 0.0, 2))
+    check("m_E14", p["m_E14"], _distinct_list("int", 2, 2))
+    check("m_E14", p["m_E14"], rule(lambda ms: not any(v % 2 for v in ms), "even widths"), note="mirrored blocks")
+    t_max = min(p["T_E8"], 500)
+    check("t_E8", p["t_E8"], rule(lambda ts: sum(t <= t_max for t in ts) >= 3,
+                                  "at least 3 iterations t <= min(T_E8, 500)"))
     for k in ("lam_E12", "lam_E14"):
-        if isinstance(p[k], bool) or not isinstance(p[k], (int, float)) or not p[k] > 0:
-            raise ParameterError(f"parameter {k!r} must be a number > 0, got {p[k]!r}")
-    if isinstance(p["tol_E14"], bool) or not isinstance(p["tol_E14"], float) or not 0 < p["tol_E14"] < 1:
-        raise ParameterError(f"parameter 'tol_E14' must be a float in (0, 1), got {p['tol_E14']!r}")
-    check_int("stop_train_after", p["stop_train_after"], 0)
-    if not isinstance(p["official"], bool):
-        raise ParameterError(f"parameter 'official' must be True or False, got {p['official']!r}")
-    if len(p["D_grid"]) < 3 or any(isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0
-                                   for v in p["D_grid"]):
-        raise ParameterError(f"parameter 'D_grid' must be a list of at least 3 numbers > 0, got {p['D_grid']!r}")
-    if len(p["N_grid"]) < 3 or any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1
-                                   for n in p["N_grid"]):
-        raise ParameterError(f"parameter 'N_grid' must be a list of at least 3 integers >= 1, got {p['N_grid']!r}")
-    if isinstance(p["c_N"], bool) or not isinstance(p["c_N"], (int, float)) or not p["c_N"] > 0:
-        raise ParameterError(f"parameter 'c_N' must be a number > 0, got {p['c_N']!r}")
+        check(k, p[k], real(gt=0))
+    check("tol_E14", p["tol_E14"], rule(lambda v: isinstance(v, float) and 0 < v < 1, "a float in (0, 1)"))
+    check("stop_train_after", p["stop_train_after"], integer(ge=0))
+    check("official", p["official"], boolean())
+    three = rule(lambda g: len(g) >= 3, "at least 3 values")
+    check("D_grid", p["D_grid"], three, rule(lambda g: all(real(gt=0).ok(v) for v in g), "numbers > 0"))
+    check("N_grid", p["N_grid"], three, rule(lambda g: all(integer(ge=1).ok(n) for n in g), "integers >= 1"))
+    check("c_N", p["c_N"], real(gt=0))
     resolve_device_param(p)
 
 
