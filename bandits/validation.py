@@ -176,7 +176,7 @@ def number(*, ge=None, gt=None, le=None, lt=None) -> Rule:
 
 
 def keys_in(*allowed) -> Rule:
-    """A dict whose keys are all among ``allowed`` (a spec: ``{"name": ..., ...}``)."""
+    """A dict whose keys are all among ``allowed`` (a config dict such as ``{"name": ..., ...}``)."""
     def why(v):
         return f"unknown keys {sorted(set(v) - set(allowed))}" if isinstance(v, dict) else None
     return Rule(lambda v: isinstance(v, dict) and set(v) <= set(allowed), lambda: f"a dict with keys from {sorted(allowed)}",

@@ -22,14 +22,15 @@ ROOT = Path(__file__).resolve().parents[1]
 #: "spec §2.3", "(§4.3 of the spec)", "the spec's", "the spec", "implementation spec", "spec check C3",
 #: "spec C10", "spec E8(b)", "spec τ", "spec ``duets.md``", "DUETS spec", "(spec)", "spec picks ...",
 #: but not "special", "specific", "spectral", ``FunctionSpec``, ``k.spec()``, "env spec keys",
-#: "a JSON-able spec" or "kernel spec dict" (this package's own config dicts).
+#: "a JSON-able spec" or "kernel spec dict" (this package's own config dicts), nor code such as
+#: ``return spec`` followed by a line ``check(...)`` (the word before a line break).
 SPEC_REF = re.compile(r"""
     \bspecs?\s*\(?§                                             # spec §2.3, spec (§2.3)
   | §\s*[\d.]+[\w()-]*\s+of\s+the\s+(?:implementation\s+)?spec\b # §4.3 of the spec
   | \bspec['’]s\b                                               # the spec's
   | \bthe\s+spec\b(?![(\w])                                     # the spec (not the spec() method)
   | \bimplementation[\s-]+specs?\b                              # implementation spec(s)
-  | \bspecs?\s+(?:check|setting|item|risk|section|table|default|option|size|value|parameter|grid
+  | \bspecs?[ \t]+(?:check|setting|item|risk|section|table|default|option|size|value|parameter|grid
                  |threshold|notation|reading|calibration)s?\b  # spec check C3, spec sizes
   | \bshared/specs\b                                            # the specs' folder
   | \b(?:DUETS|CoPE-KB|Async-KernelUCB|Coop-KernelUCB|FN-UCB)\s+spec\b
