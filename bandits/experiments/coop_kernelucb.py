@@ -63,8 +63,9 @@ Cost. The linear row, measured by the full run of 2026-11-27 (commit a113f81, 2 
 17 162 s of run wall time, ≈ 2.4 h on 2 cores (Eager 121–260 s per run, Dist 57–88 s, the independent
 baselines 10–14 s). The RBF row at the new ranks, measured 2026-11-27 (V = 200, T = 1000, CPU seconds per
 run): Eager 112 s (ER) / 130 s (as-733), Dist 43 / 58 s, Coop 10 / 82 s, no more than the capped run's
-(13 057 s for its 240 runs); with the ablation's 120 runs full mode is projected at ≈ 4.1–5.3 h on 2 cores
-(``figures/coop_kernelucb/NOTE.md``).
+(13 057 s for its 240 runs). Full mode with the ablation's 120 runs, measured (issue 29's re-run of
+2026-11-27, 600 runs, 2 workers): 22 708 s of run wall time, 3.2 h on 2 cores (linear row 8 507 s, RBF row
+14 202 s, of which the ablation 5 031 s; ``figures/coop_kernelucb/NOTE.md``).
 """
 from __future__ import annotations
 
