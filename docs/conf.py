@@ -34,6 +34,9 @@ html_title = "bandits: five papers on distributed kernel bandits, reproduced"
 html_theme_options = {"show_navbar_depth": 1, "home_page_in_toc": True,
                       "use_download_button": False, "use_fullscreen_button": False}
 html_static_path = ["_static"]
+# the theme's inline script sets the colour mode to localStorage's value or this default; left empty, a
+# first visit (empty localStorage) logs "Got invalid theme mode" as a console error before resetting to auto
+html_context = {"default_mode": "auto"}
 html_favicon = "_static/favicon.svg"
 html_css_files = ["custom.css"]
 html_domain_indices = False  # no module index page: the API page lists the modules
