@@ -37,7 +37,7 @@
 #   {0.1, 1, 4}² (§5) on 3 runs of T = 2000 (seeds 100+, apart from the figure's; every grid result is
 #   kept in `tuning_grid.csv`). The rule, fixed before the runs: a kernel method keeps its own γ_k only
 #   if it beats every other γ_k in a paired comparison over the tuning runs; where any kernel method's
-#   γ_k is undecided, every kernel method of that environment gets one common γ_k (`selected`,
+#   γ_k is undecided, every kernel method of that environment gets one common γ_k (`selected.csv`,
 #   column `gamma_rule`). Every method runs the paper's 10 runs, except **OneKernelUCB, 3 of the
 #   paper's 10 runs** on the four fresh-context environments (f1, f2, MovieLens, Yelp; said so in the
 #   figure titles and the claims; `heavy_runs={}` runs all 10). A Nyström setting whose tuning
@@ -99,6 +99,7 @@ if res.tuning is not None:
     res.tuning.to_csv(out_dir / "tuning_grid.csv", index=False)
 fig = explots.plot_fig2(res)
 save_figure(fig, out_dir, "fig2")
+res.selected.to_csv(out_dir / "selected.csv", index=False)  # the tuning's choice per (env, method) and why
 res.selected
 
 # %% [markdown]
@@ -138,8 +139,10 @@ res.runs.groupby(["env", "method"])[["R_T", "C_T", "comm_rounds", "wall_time"]].
 # adds about half an hour on 2 cores, D = 1/N² costing ≈ 2.5× the D = 1 run there):
 
 # %%
-ex.run_D_sensitivity(res, seed=seed, n_jobs=n_jobs, backend=backend,
-                     cache_dir=cache_dir or default_cache_dir()).round(1)
+dsens = ex.run_D_sensitivity(res, seed=seed, n_jobs=n_jobs, backend=backend,
+                             cache_dir=cache_dir or default_cache_dir())
+dsens.to_csv(out_dir / "D_sensitivity.csv", float_format="%.6g")
+dsens.round(1)
 
 # %% [markdown]
 # ## Regret against communication over γ_k and q (f1 and MagicTelescope)
