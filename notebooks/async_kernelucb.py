@@ -105,7 +105,7 @@ res.selected
 # %% [markdown]
 # Random play's expected regret (dashed grey, the same environment draws as every run) is on every regret
 # panel; a panel where every method's mean R(T) is at least half of random play's says "near random
-# play" (MovieLens and Yelp in the committed full run: OneKernelUCB, the best, 55 % and 78 %).
+# play" (MovieLens and Yelp in the committed full run: OneKernelUCB, the best, 55 % and 77 %).
 #
 # ## Communication in the open
 #

@@ -124,7 +124,7 @@ def unpair(paths) -> None:
 def _fmt_seconds(s) -> str:
     if s is None:
         return "-"
-    s = float(s)
+    s = round(float(s))  # whole seconds first, so 179.6 s reads "3 min 00 s", not "2 min 60 s"
     if s < 60:
         return f"{s:.0f} s"
     if s < 3600:
