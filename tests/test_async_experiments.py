@@ -191,6 +191,20 @@ def test_select_settings_rule_decided_and_common_gamma():
     assert row.gamma_rule.startswith("undecided") and "common γ = 1" in row.gamma_rule
 
 
+def test_select_settings_common_gamma_with_a_zero_regret_method():
+    """Rule 4 with a method whose best tuning regret is 0 (OneKernelUCB on Mushroom in the issue-25 run):
+    its 0/0 counts as 1 and a positive regret over 0 as ∞, so the other methods decide; the plain quotient
+    made every score NaN and took the grid's first γ."""
+    p = ex.async_params("full", device="cpu", max_dict_frac=None)
+    runs = _tuning_rows({("Async-KernelUCB", 0.1): (180.0, 30.0, 0.1), ("Async-KernelUCB", 1.0): (90.0, 30.0, 0.1),
+                         ("OneKernelUCB", 0.1): (0.0, 0.0, 0.0), ("OneKernelUCB", 1.0): (0.0, 0.0, 0.0)})
+    sel, table = ex.select_settings(p, runs, 1000)
+    assert sel[("f1", "Async-KernelUCB")] == (1.0, 1.0) and sel[("f1", "OneKernelUCB")] == (1.0, 1.0)
+    assert "common γ = 1" in table.set_index("method").loc["OneKernelUCB", "gamma_rule"]
+    assert ex._relative_regret(0.0, 0.0) == 1.0 and ex._relative_regret(2.0, 0.0) == float("inf")
+    assert ex._relative_regret(3.0, 2.0) == 1.5
+
+
 def test_gamma_sensitivity_tiny(tmp_path):
     p = ex.async_params("quick", envs=["f1"], T=80, N=3, n_runs=2, device="cpu", gammas=[1.0],
                         methods=["Async-KernelUCB", "Approx-DisKernelUCB", "OneKernelUCB"], gsens_envs=["f1"],

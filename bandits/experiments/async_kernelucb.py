@@ -297,7 +297,8 @@ def select_settings(p: dict, runs, T: int, level: float = 0.95):
     4. If any kernel method's γ is undecided on an environment, **every kernel method there gets
        the same γ**: among the γ feasible for all of them, the one with the smallest mean over the
        kernel methods of ``min_α R(γ, α) / min_{γ, α} R`` (each method's regret relative to its own
-       best); each method then takes its best α at that γ. (If no γ is feasible for all, rule 3's
+       best; ``0/0`` read as 1 and ``x/0`` as ∞, :func:`_relative_regret`; ties: the smallest γ); each
+       method then takes its best α at that γ. (If no γ is feasible for all, rule 3's
        choice stands and the table says so.)
 
     Why rule 1. Such a dictionary approximates nothing: the kernel matrix is near the identity
@@ -373,8 +374,8 @@ def select_settings(p: dict, runs, T: int, level: float = 0.95):
             continue
         score = {}
         for gm in sorted(common):
-            score[gm] = np.mean([feas[(env, m)][np.isclose(feas[(env, m)].gamma, gm)].R_T.min()
-                                 / feas[(env, m)].R_T.min() for m in kms])
+            score[gm] = np.mean([_relative_regret(feas[(env, m)][np.isclose(feas[(env, m)].gamma, gm)].R_T.min(),
+                                                  feas[(env, m)].R_T.min()) for m in kms])
         gc = min(score, key=score.get)
         for m in kms:
             f = feas[(env, m)]
@@ -385,6 +386,16 @@ def select_settings(p: dict, runs, T: int, level: float = 0.95):
             rows[(env, m)]["gamma_rule"] += (f"; common γ = {gc:g} for every kernel method (smallest mean "
                                              f"regret relative to each method's best: {score[gc]:.3g})")
     return sel, pd.DataFrame(list(rows.values()))
+
+
+def _relative_regret(at: float, best: float) -> float:
+    """Rule 4's score of one method at one γ: ``min_α R(γ, α) / min_{γ,α} R``, with ``0/0`` read as 1 (the
+    method reaches its best, zero regret, at this γ too) and ``x/0`` (x > 0) as ∞. Until 2026-11-28 the
+    plain quotient gave NaN when a method's best tuning regret was 0 (OneKernelUCB on Mushroom in the
+    issue-25 run), every γ's mean score was NaN, and the grid's first γ was taken without a comparison."""
+    if best > 0:
+        return float(at) / float(best)
+    return 1.0 if at <= 0 else float("inf")
 
 
 def paired_t_verdict(a, b, reps_a, reps_b, level: float = 0.95) -> str:
