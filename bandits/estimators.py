@@ -229,6 +229,23 @@ class ExactGP:
     def _column(self, V, i: int) -> np.ndarray:
         return np.array(V[:, i])
 
+    def _last_V(self):
+        if self._last is None or self._last[0] != self._n:
+            raise RuntimeError("no prediction of the current data: call predict() after the last add()")
+        return self._last[2]
+
+    def last_column(self, i: int) -> np.ndarray:
+        """``L⁻¹ k_X(x_i)`` for query row ``i`` of the last :meth:`predict`: column ``i`` of its
+        ``V = L⁻¹ K_{X, Xq}`` (numpy, length n), what :meth:`add` reuses for the O(n) append.
+        Raises ``RuntimeError`` if a point was added since that prediction."""
+        return np.asarray(self._column(self._last_V(), int(i)), dtype=float)
+
+    def last_times(self, A: np.ndarray) -> np.ndarray:
+        """``A V`` (numpy, m × q) with the last :meth:`predict`'s ``V = L⁻¹ K_{X, Xq}`` (``A``: m × n;
+        on the device where ``V`` lives for :class:`TorchExactGP`). Raises ``RuntimeError`` if a point
+        was added since that prediction."""
+        return np.asarray(A, dtype=float) @ self._last_V()
+
     def _solve_vec(self, b: np.ndarray) -> np.ndarray:
         return self.forward_solve(b)
 
@@ -476,6 +493,11 @@ class TorchExactGP(ExactGP):
 
     def _column(self, V, i: int) -> np.ndarray:
         return V[:, i].cpu().numpy()
+
+    def last_times(self, A: np.ndarray) -> np.ndarray:
+        V = self._last_V()
+        return (self._torch.as_tensor(np.asarray(A, dtype=float), dtype=self._torch.float64, device=V.device)
+                @ V).cpu().numpy()
 
     def _set_row(self, n: int, l: np.ndarray, r: float, alpha_n: float) -> None:
         if n:

@@ -211,6 +211,39 @@ def test_exact_gp_incremental_single_and_batch(name):
     np.testing.assert_allclose(gp.L @ gp.L.T, kernel(X) + lam * np.eye(12), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("device", ["numpy", "torch-cpu"])
+def test_exact_gp_last_prediction_accessors(device):
+    """``last_column(i)`` is ``L⁻¹ k_X(x_i)`` of the last prediction's query row i and ``last_times(A)``
+    is ``A L⁻¹ K_{X, Xq}``, both as numpy (OneKernelUCB's batch rule reads them); after an ``add`` they
+    raise instead of returning a stale factor's columns."""
+    kernel, lam = KERNELS["rbf"], 0.4
+    rng = np.random.default_rng(11)
+    X, Xq = rng.uniform(-1, 1, size=(8, 2)), rng.uniform(-1, 1, size=(5, 2))
+    if device == "numpy":
+        gp = ExactGP(kernel, lam, dim=2)
+    else:
+        pytest.importorskip("torch")
+        from bandits.estimators import TorchExactGP
+
+        gp = TorchExactGP(kernel, lam, dim=2, device="torch-cpu")
+    gp.add(X, rng.normal(size=8))
+    with pytest.raises(RuntimeError, match="predict"):
+        gp.last_column(0)
+    gp.predict(Xq)
+    V = np.linalg.solve(np.linalg.cholesky(kernel(X) + lam * np.eye(8)), kernel(X, Xq))
+    for i in range(5):
+        col = gp.last_column(i)
+        assert isinstance(col, np.ndarray) and col.shape == (8,)
+        np.testing.assert_allclose(col, V[:, i], **TOL)
+    A = rng.normal(size=(3, 8))
+    out = gp.last_times(A)
+    assert isinstance(out, np.ndarray)
+    np.testing.assert_allclose(out, A @ V, **TOL)
+    gp.add(Xq[:1], [0.0])
+    with pytest.raises(RuntimeError, match="predict"):
+        gp.last_times(A)
+
+
 def test_exact_gp_matches_candidate_posterior():
     kernel, lam = KERNELS["matern32"], 0.5
     X = candidates(M=9, seed=6)

@@ -157,9 +157,10 @@ class PendingQueries:
             gp = a.gp
             x = np.asarray(X[choice], dtype=float)
             if gp.n:
-                if gp._last is None or gp._last[0] != gp.n:
-                    raise RuntimeError("PendingQueries.add must follow the agent's prediction of X")
-                l = np.asarray(gp._column(gp._last[2], int(choice)), dtype=float)
+                try:
+                    l = gp.last_column(int(choice))
+                except RuntimeError:
+                    raise RuntimeError("PendingQueries.add must follow the agent's prediction of X") from None
             else:
                 l = np.zeros(0)
             kxx = float(a.kernel.diag(x[None, :])[0])
@@ -188,14 +189,8 @@ class PendingQueries:
         a = self.agent
         gp = a.gp
         C = a.kernel(np.array(self._P), np.asarray(X, dtype=float))  # m × q
-        if gp.n:
-            V = gp._last[2]
-            LP = np.array(self._LP)  # m × n
-            if isinstance(V, np.ndarray):
-                C = C - LP @ V
-            else:  # torch (TorchExactGP): the O(n·m·q) product where V lives
-                torch = gp._torch
-                C = C - (torch.as_tensor(LP, dtype=torch.float64, device=V.device) @ V).cpu().numpy()
+        if gp.n:  # c_D(P, X) = k(P, X) − L_Pᵀ V: the O(n·m·q) product where V lives (CPU or torch)
+            C = C - gp.last_times(np.array(self._LP))
         W = solve_lower(self._R, C)
         return np.maximum(var - np.einsum("ij,ij->j", W, W), 0.0)
 
