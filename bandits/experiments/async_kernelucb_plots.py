@@ -96,6 +96,12 @@ def plot_gamma_sensitivity(table, res: Fig2Results | None = None):
     from ..plotting import setup_style
 
     plt = setup_style()
+    if table is None or not len(table) or "env" not in table:  # no environment of gsens_envs among envs
+        fig, ax = plt.subplots(figsize=(4.4, 1.6))
+        ax.axis("off")
+        ax.text(0.5, 0.5, "γ/q panel: none of its environments (gsens_envs) is in this run's envs",
+                ha="center", va="center", fontsize=9)
+        return fig
     envs = list(dict.fromkeys(table.env))
     fig, axes = plt.subplots(1, len(envs), figsize=(4.4 * len(envs), 3.6), squeeze=False)
     marks = {0.1: "v", 1.0: "o", 4.0: "^"}
