@@ -248,3 +248,12 @@ def test_tuning_rule_verdict_is_compare_paired():
         ra, rb = np.arange(n) + 100, np.arange(n) + 100 - (i % 3 == 0)
         assert ex.paired_t_verdict(a, b, ra, rb, 0.95) == compare_paired(a, b, "<", 0.0, reps_a=ra, reps_b=rb,
                                                                          level=0.95).verdict
+
+
+def test_gamma_sensitivity_plot_without_its_environments():
+    """A run whose ``envs`` hold none of ``gsens_envs`` (``envs=["mushroom"]``) has an empty γ/q table: the
+    plot says so instead of failing (the notebook's γ/q cell runs for every subset of environments)."""
+    import pandas as pd
+
+    fig = exp.plot_gamma_sensitivity(pd.DataFrame())
+    assert "none of its environments" in fig.axes[0].texts[0].get_text()
