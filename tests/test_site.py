@@ -115,6 +115,18 @@ return {
 """
 
 
+def _settled_report(browser) -> dict:
+    """PAGE_REPORT once the document is complete and its images decoded (or after 10 s): on a loaded machine
+    ``get()`` can return before a long page's images are decoded."""
+    rep = browser.execute_script(PAGE_REPORT)  # a document without a body yet reports 0 characters: retried
+    for _ in range(40):
+        if rep["ready"] == "complete" and all(i["ok"] for i in rep["images"]):
+            break
+        time.sleep(0.25)
+        rep = browser.execute_script(PAGE_REPORT)
+    return rep
+
+
 def test_every_page_renders_with_images_links_and_no_console_error(site, server, browser, tmp_path):
     pages = _pages(site)
     assert {"index.html", "claims.html", "api.html", "adding_a_paper.html"} <= set(pages)
@@ -126,12 +138,7 @@ def test_every_page_renders_with_images_links_and_no_console_error(site, server,
     for page in pages:
         url = urljoin(server, page)
         browser.get(url)
-        rep = browser.execute_script(PAGE_REPORT)  # a document without a body yet reports 0 characters: retried
-        for _ in range(40):  # a long page may still be decoding its images: wait for the load event
-            if rep["ready"] == "complete" and all(i["ok"] for i in rep["images"]):
-                break
-            time.sleep(0.25)
-            rep = browser.execute_script(PAGE_REPORT)
+        rep = _settled_report(browser)
         reports[page] = rep
         seen_ids[page] = set(rep["ids"])
         if rep["ready"] != "complete" or not rep["title"] or rep["main"] < 50:
@@ -161,7 +168,7 @@ def test_every_page_renders_with_images_links_and_no_console_error(site, server,
 
 def test_front_page_screenshot_and_figures(site, server, browser, tmp_path):
     browser.get(server)
-    rep = browser.execute_script(PAGE_REPORT)
+    rep = _settled_report(browser)
     assert any("pareto_sync" in i["src"] and i["ok"] for i in rep["images"]), rep["images"]
     shot = tmp_path / "front.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
@@ -170,7 +177,7 @@ def test_front_page_screenshot_and_figures(site, server, browser, tmp_path):
     shutil.copyfile(shot, keep / "front.png")
     # a paper page shows its figures and its claims table with verdicts
     browser.get(urljoin(server, "papers/duets.html"))
-    rep = browser.execute_script(PAGE_REPORT)
+    rep = _settled_report(browser)
     assert sum(i["ok"] for i in rep["images"]) >= 3
     text = browser.find_element("tag name", "body").text
     assert "PASS" in text and "fig1-regret-h1" in text
