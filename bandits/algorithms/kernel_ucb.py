@@ -157,10 +157,7 @@ class PendingQueries:
             gp = a.gp
             x = np.asarray(X[choice], dtype=float)
             if gp.n:
-                try:
-                    l = gp.last_column(int(choice))
-                except RuntimeError:
-                    raise RuntimeError("PendingQueries.add must follow the agent's prediction of X") from None
+                l = gp.last_column(int(choice))  # raises if the agent has not predicted its current data
             else:
                 l = np.zeros(0)
             kxx = float(a.kernel.diag(x[None, :])[0])
