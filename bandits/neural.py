@@ -456,6 +456,19 @@ class TrainConfig:
         preset = ("mean", "code", "zero") if self.objective == "official" else ("sum", "paper", "theta0")
         return (self.loss_reduction or preset[0], self.reg_scale or preset[1], self.reg_target or preset[2])
 
+    def divergence_advice(self) -> str:
+        """What to change when training diverged (the policies' non-finite-score errors): full-batch
+        gradient descent is stable only for ``lr < 2 / λ_max`` of the loss Hessian; with the summed loss
+        ("sum") λ_max grows with the number of local points, with the mean loss ("mean") it does not and
+        is set by the squared norm of the network's gradient (context scale, width)."""
+        red = self.resolved()[0]
+        why = ("with the summed loss that bound shrinks as the local data grow" if red == "sum" else
+               "with the mean loss that bound is set by the squared norm of the network's gradient "
+               "(the contexts' scale, the width), not by the number of points")
+        return (f"(objective={self.objective!r}, loss_reduction={red!r}, lr={self.lr}, lam={self.lam}); "
+                f"full-batch gradient descent needs lr below 2 / (largest eigenvalue of the loss Hessian), "
+                f"and {why}: lower lr")
+
 
 def train_full_batch(mlp: MLP, theta: torch.Tensor, X, y, config: TrainConfig,
                      theta0: torch.Tensor | None = None, method: str = "auto",

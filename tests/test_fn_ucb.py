@@ -461,6 +461,15 @@ def test_diverged_network_fails_with_a_clear_message():
         _run(pol, _env(), 10, 2)
 
 
+def test_divergence_advice_names_the_loss_actually_used():
+    official = TrainConfig(objective="official", lr=0.01, lam=10.0).divergence_advice()
+    paper = TrainConfig(objective="paper").divergence_advice()
+    assert "objective='official'" in official and "mean loss" in official and "summed" not in official
+    assert "objective='paper'" in paper and "summed loss" in paper and "mean loss" not in paper
+    # a preset part overridden: the advice follows the loss actually minimised
+    assert "summed loss" in TrainConfig(objective="official", loss_reduction="sum").divergence_advice()
+
+
 # ------------------------------------------------------------------ the two trainings (issue 24)
 def test_default_training_is_app_e_text_own_prev():
     """App. E: each agent warm-starts from its own last parameters, 30 steps of lr 0.01, stops after 2000."""

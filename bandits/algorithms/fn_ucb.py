@@ -488,9 +488,7 @@ class FNUCB(Policy):
                 raise FloatingPointError(f"FN-UCB scores are not finite at t={t} (non-finite contexts or rewards?)")
             raise FloatingPointError(
                 f"FN-UCB scores are not finite at t={t}: the network diverged during training "
-                f"(objective={cfg.objective!r}, lr={cfg.lr}, lam={cfg.lam}); full-batch gradient descent on "
-                "the summed loss of objective='paper' needs lr below 2 / (largest eigenvalue of the data "
-                "Hessian), which shrinks as the local data grow: lower lr")
+                + cfg.divergence_advice())
         return np.array([argmax_ties(scores[i], self.rngs[i], self.tie_break) for i in range(N)])
 
     # ------------------------------------------------------------------------------ update

@@ -231,7 +231,7 @@ class NeuralBandit(Policy):
             cfg = self.train_cfg
             raise FloatingPointError(
                 f"{self.name} scores are not finite at t={t}: the network diverged during training "
-                f"(objective={cfg.objective!r}, lr={cfg.lr}, lam={cfg.lam}); lower lr")
+                + cfg.divergence_advice())
         sd = self.c * np.sqrt(var)
         out = np.empty(len(agents), dtype=np.int64)
         for b, i in enumerate(agents):
