@@ -383,6 +383,16 @@ def test_select_explore_takes_the_lowest_mean_on_the_tuning_runs():
     assert ar.select_explore(t) == {("sync", "h1", "A"): 0.5, ("sync", "h1", "B"): 2.0}
 
 
+def test_select_explore_takes_the_default_width_when_every_tuning_run_failed():
+    import pandas as pd
+
+    t = pd.DataFrame({"protocol": "sync", "env": "magic", "method": ["A"] * 3 + ["B"] * 2,
+                      "explore": [0.1, 1.0, 5.0, 0.1, 5.0], "R_T": [np.nan, np.nan, np.nan, 4.0, np.nan]})
+    with pytest.warns(UserWarning, match="every tuning run failed.*g = 1"):
+        got = ar.select_explore(t)
+    assert got == {("sync", "magic", "A"): 1.0, ("sync", "magic", "B"): 0.1}
+
+
 def test_every_method_scales_its_exploration_by_g():
     p = _params()
     for method, key in [("DUETS", "beta"), ("DisKernelUCB", "beta"), ("Approx-DisKernelUCB", "beta"),

@@ -537,14 +537,24 @@ def _rows(labels, results):
 
 def select_explore(tune) -> dict:
     """``(protocol, env, method) -> g`` with the lowest mean R(T) over the tuning runs (a failed run
-    counts as +inf; ties: the first value of the grid)."""
+    counts as +inf; ties: the first value of the grid). Where every ``g`` failed the runs cannot choose:
+    ``g = 1`` (the method's own default width, not a value the grid's order picked), with a warning.
+    (Before this rule the tie rule took the grid's first value, 0.1, there: the committed full-mode run's
+    FN-UCB and NeuralUCB on synchronous MAGIC, figures/arena/NOTE.md.)"""
+    import warnings
+
     out = {}
     if tune is None or len(tune) == 0:
         return out
     t = tune.assign(R=tune.R_T.fillna(np.inf))
     for key, grp in t.groupby(["protocol", "env", "method"], sort=False):
         means = grp.groupby("explore", sort=False).R.mean()
-        out[key] = float(means.idxmin())
+        if np.isinf(means).all():
+            out[key] = 1.0
+            warnings.warn(f"arena tuning {key}: every tuning run failed (diverged) at every g of "
+                          f"{list(means.index)}; using g = 1, the method's own default", stacklevel=2)
+        else:
+            out[key] = float(means.idxmin())
     return out
 
 
