@@ -52,16 +52,20 @@ cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 envs = None             # None: all six, or a subset of ["h1", "hartmann4", "cosine", "f1", "magic", "shuttle"]
 protocols = None        # None: ["sync", "async"]
 n_runs = None           # None: the mode's value (tested runs per point)
+map_overrides = None    # None, or a dict of the map's parameters to change (ex.map_params), e.g. {"Ns": [10, 100]}
 
 # %%
 from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
 from bandits.experiments import arena as ex
 from bandits.experiments import arena_claims as exc
 from bandits.experiments import arena_plots as exp
+from bandits.validation import check, rule
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=scheduler, datasets=["magic", "shuttle"])   # every parameter checked first
 params = ex.arena_params(mode, envs=envs, protocols=protocols, n_runs=n_runs)
+check("map_overrides", map_overrides, rule(lambda v: v is None or isinstance(v, dict), "None or a dict"))
+mparams = ex.map_params(mode, **(map_overrides or {}))   # the map's parameters, checked here too
 {k: v for k, v in params.items() if k != "grids"}
 
 # %% [markdown]
@@ -149,7 +153,6 @@ ex.budget_winners(res)
 # (cosine 3·10³), t ∈ {10³, 3·10³, 10⁴}, 3 runs. Descriptive: no claim rests on it.
 
 # %%
-mparams = ex.map_params(mode)
 mruns = ex.run_map(mparams, res.explore, seed=seed, n_jobs=n_jobs, backend=backend,
                    cache_dir=cache_dir or default_cache_dir(), scheduler=scheduler)
 mruns.to_csv(out_dir / "map.csv", index=False)   # one row per run and checkpoint t: R(t), C(t)
