@@ -510,15 +510,36 @@ def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: st
             ctx = {"backend": backend}
             if backend == "loky":
                 ctx["inner_max_num_threads"] = 1
+            from joblib.externals.loky.process_executor import TerminatedWorkerError
+
             with parallel_config(**ctx):
                 gen = Parallel(n_jobs=n_jobs, return_as="generator")(
                     delayed(_worker)(tasks[i][0], seed, tasks[i][1], fn) for i in todo)
-                for i, res in zip(todo, gen):
-                    done(i, res)
+                try:
+                    for i, res in zip(todo, gen):
+                        done(i, res)
+                except TerminatedWorkerError as e:
+                    raise RuntimeError(_killed_message(desc, tasks, todo, results, n_jobs)) from e
         bar.close()
     if channel is not None:
         channel.close()
     return results, stats
+
+
+def _killed_message(desc, tasks, todo, results, n_jobs) -> str:
+    """What a sweep says when the OS killed one of its worker processes (loky's TerminatedWorkerError)."""
+    left = [i for i in todo if results[i] is None]
+
+    def name(i):
+        cfg, rep = tasks[i]
+        cfg = cfg if isinstance(cfg, dict) else {}
+        parts = [str(cfg.get("algorithm", "?"))] + [f"{k}={cfg[k]}" for k in ("N", "T") if k in cfg]
+        return " ".join(parts + [f"rep={rep}"])
+
+    return (f"a worker process of the {desc!r} sweep was killed ({len(todo) - len(left)} of {len(todo)} runs "
+            f"finished; they are cached and a re-run starts from them). A SIGKILL is usually the operating "
+            f"system out of memory: lower n_jobs (now {n_jobs}) or the runs' sizes. The killed run is among the "
+            f"next ones: {'; '.join(name(i) for i in left[: 2 * n_jobs])}")
 
 
 class _ProgressChannel:

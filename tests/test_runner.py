@@ -202,6 +202,20 @@ def test_on_divergence_record_returns_a_failed_run_and_raise_is_the_default(monk
         run_cell(dict(CFG, on_divergence="ignore"), 0, 0)
 
 
+def test_a_killed_worker_gives_a_message_naming_memory_and_the_runs_in_flight():
+    import os
+    import signal
+
+    def killer(config, seed, rep):  # a closure: cloudpickle sends it by value to the loky workers
+        if rep == 1:
+            os.kill(os.getpid(), signal.SIGKILL)  # what the OS does to a process out of memory
+        return {"arrays": {"regret": np.zeros(2)}, "meta": {}}
+
+    tasks = [(dict(CFG, algorithm="Killer"), r) for r in range(4)]
+    with pytest.raises(RuntimeError, match=r"(?s)killed.*out of memory.*lower n_jobs.*Killer.*rep=1"):
+        sweep(tasks, 0, n_jobs=2, backend="loky", cache_dir=None, progress=False, fn=killer)
+
+
 def test_the_cache_key_depends_on_the_arithmetic_path(monkeypatch):
     path = runner.arithmetic_path()
     assert path.startswith("numpy:") and "|openblas:" in path
