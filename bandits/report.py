@@ -182,6 +182,7 @@ CAUSE_WORDS = {
     "paper": "the paper's statement does not hold here",
     "setting": "depends on a setting the paper does not give",
     "approximation": "an approximation of this package",
+    "hypothesis": "the package's own hypothesis (not a paper's claim) does not hold here",
     "open": "open",
 }
 
@@ -318,7 +319,7 @@ def claims_page(full: dict, title: str = "# Claims, checked", links: bool = True
            "two are counted apart. **interval**: the tested effect and its confidence interval "
            "(`docs/statistics.md`). **cause** (verdicts other than PASS): *paper* (the paper's statement does "
            "not hold here), *setting* (depends on a setting the paper does not give), *approximation* (an "
-           "approximation of this package) or *open*. Quick-mode verdicts are what `make test` checks "
+           "approximation of this package), *hypothesis* (the arena's own hypothesis does not hold here) or *open*. Quick-mode verdicts are what `make test` checks "
            "(nbval, the notebooks' claims cells).", ""]
     for paper, entries in by_paper(full).items():
         claims = [c for _nb, payload in entries if not payload.get("superseded") for c in payload.get("claims", [])]

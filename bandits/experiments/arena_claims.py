@@ -81,6 +81,20 @@ def _cause_note(res: ArenaResults) -> str:
             "deviations of the per-run differences, more at the Bonferroni levels of the existential parts")
 
 
+_FAIL_NOTE = "the runs contradict it at the arena's sizes; the number gives the deciding comparison"
+
+
+def _async_fail_note(res: ArenaResults, env: str) -> str:
+    """Why async-front fails on ``env``: the dictionary size and the cost against raw sharing."""
+    be = break_even_table(res)
+    be = be[(be.env == env) & np.isfinite(be.measured_ratio)]
+    if be.empty:
+        return _FAIL_NOTE
+    return (f"Async-KernelUCB's final dictionary holds m = {be.m.min():.0f}–{be.m.max():.0f} points on {env}; its "
+            f"statistics cost {be.measured_ratio.min():.2g}–{be.measured_ratio.max():.2g}× OneKernelUCB's raw "
+            f"sharing (break-even table) and at no more communication another method's point has a lower R(T)")
+
+
 def _per_run(runs, protocol, env, method, value):
     """R(T) per run of one point, sorted by run; a failed run is kept as NaN (the worst outcome)."""
     r = runs[(runs.protocol == protocol) & (runs.env == env) & (runs.method == method) & (runs.value == value)]
@@ -250,15 +264,18 @@ def arena_claims(res: ArenaResults, level: float = 0.95, method: str | None = No
     envs = list(dict.fromkeys(pts.env))
     note = _cause_note(res)
 
-    def add(cid, key, prefix, r, extra=""):
+    def add(cid, key, prefix, r, extra="", fail_note=""):
+        # PASS: no cause; INCONCLUSIVE: open (more runs decide); FAIL: the hypothesis does not hold here
+        cause = None if r.verdict == "PASS" else ("hypothesis" if r.verdict == "FAIL" else "open")
+        why = {None: None, "open": note, "hypothesis": fail_note or _FAIL_NOTE}[cause]
         claims.append(Claim.from_result(cid, CLAIMS[key][0], prefix + CLAIMS[key][1], r, value=r.text() + extra,
-                                        kind="paper", quote="paraphrase", source=_SOURCES[key], cause="open",
-                                        cause_note=note))
+                                        kind="paper", quote="paraphrase", source=_SOURCES[key], cause=cause,
+                                        cause_note=why))
 
     for env in envs:
         r = _front_claim(res, "async", env, "Async-KernelUCB", level, method)
         if r is not None:
-            add(f"async-front-{env}", "async-front", f"{env}: ", r)
+            add(f"async-front-{env}", "async-front", f"{env}: ", r, fail_note=_async_fail_note(res, env))
     for env in envs:
         if env in FINITE_ENVS:
             r = _front_claim(res, "sync", env, "DUETS", level, method)
@@ -275,7 +292,9 @@ def arena_claims(res: ArenaResults, level: float = 0.95, method: str | None = No
             continue
         r = _kernel_beats_linear(res, protocol, env, level, method)
         if r is not None:
-            add(f"kernel-beats-linear-{protocol}-{env}", "kernel-beats-linear", f"{protocol}/{env}: ", r)
+            add(f"kernel-beats-linear-{protocol}-{env}", "kernel-beats-linear", f"{protocol}/{env}: ", r,
+                fail_note="some linear point has a lower R(T) than every kernel point at no more communication; "
+                          "the number gives the deciding comparison")
     be = _break_even_claim(res)
     if be is not None:
         claims.append(be)

@@ -114,6 +114,11 @@ def map_table(map_runs, budgets=MAP_BUDGETS):
     return pd.DataFrame(rows)
 
 
+#: the map's cell labels (short enough for one cell)
+_MAP_SHORT = {"Async-KernelUCB": "Async", "Approx-DisKernelUCB": "Approx", "OneKernelUCB": "One",
+              "N-KernelUCB": "N-K", "FedLinUCB": "FedLin", "DisLinUCB": "DisLin", "FedGLB-UCB": "FedGLB"}
+
+
 def plot_map(map_runs, env: str, budgets=MAP_BUDGETS):
     """One figure per environment: for each checkpoint t a panel, x = budget B (scalars), y = N; each cell
     coloured and labelled by the method with the lowest mean R(t) within the budget (:func:`map_table`)."""
@@ -136,8 +141,8 @@ def plot_map(map_runs, env: str, budgets=MAP_BUDGETS):
         for r in tab[tab.t == t].itertuples():
             if r.method is not None:
                 grid[Ns.index(r.N), list(budgets).index(r.budget)] = idx[r.method]
-                ax.text(list(budgets).index(r.budget), Ns.index(r.N), r.method.replace("-KernelUCB", "-K").replace(
-                    "KernelUCB", "K"), ha="center", va="center", fontsize=6)
+                ax.text(list(budgets).index(r.budget), Ns.index(r.N), _MAP_SHORT.get(r.method, r.method),
+                        ha="center", va="center", fontsize=6)
         ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=max(len(methods) - 0.5, 0.5),
                   aspect="auto", origin="lower", alpha=0.6)
         ax.set_xticks(range(len(budgets)), blabels, fontsize=7)
@@ -145,6 +150,9 @@ def plot_map(map_runs, env: str, budgets=MAP_BUDGETS):
         ax.set_xlabel("budget B (scalars up to t)")
         ax.set_ylabel("N (clients)")
         ax.set_title(f"t = {t}")
-    fig.suptitle(f"The map, {ENV_TITLES.get(env, env)}, asynchronous: the lowest mean R(t) within each budget")
+    sub = map_runs[map_runs.env == env]
+    n = int(sub.groupby(["N", "method", "value"]).rep.nunique().max()) if len(sub) and "rep" in sub else 0
+    fig.suptitle(f"The map, {ENV_TITLES.get(env, env)}, asynchronous: the lowest mean R(t) within each budget"
+                 + (f" (mean of {n} run{'s' if n != 1 else ''} per point)" if n else ""))
     fig.tight_layout()
     return fig

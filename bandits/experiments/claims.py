@@ -29,6 +29,7 @@ CAUSES = {
     "paper": "the paper's statement does not hold in this reproduction",
     "setting": "depends on a setting the paper does not give",
     "approximation": "an approximation of this package",
+    "hypothesis": "the package's own hypothesis (not a paper's claim) does not hold in these runs",
     "open": "open",
 }
 
