@@ -35,10 +35,10 @@
 # (`bandits/experiments/arena_claims.py`) are the package's own hypotheses, fixed before the runs.
 #
 # * `mode="quick"` (default): N = 4, T = 40 (sync), N = 5, T = 150 (async), g ∈ {0.5, 2} on one tuning
-#   run, two values per communication knob, 3 tested runs. A few minutes on 2 cores.
+#   run, two values per communication knob, 3 tested runs. About 1–4 minutes on 2 cores.
 # * `mode="full"`: N = 10, T = 200 (sync), N = 50, T = 2000 (async), g ∈ {0.1, 0.2, 0.5, 1, 2, 5} on one
-#   tuning run, the full communication grids, 5 tested runs. Projected ≈ 1.8 h on 2 cores for the
-#   fronts, plus the map (figures/arena/NOTE.md).
+#   tuning run, the full communication grids, 5 tested runs; the map below. Measured 1.5 h on 2 cores for
+#   both (2026-11-28, figures/arena/NOTE.md).
 
 # %% tags=["parameters"]
 # parameters
@@ -150,7 +150,8 @@ ex.budget_winners(res)
 # lowest mean R(t) among those whose mean C(t) ≤ B. Hartmann-4 and shuttle are environments where the
 # dictionary size m levels off, cosine one where it grows. Quick mode: Hartmann-4 only, N ∈ {5, 20},
 # T = 300, one run (a picture of the method, not evidence); full mode: N ∈ {10, 100, 1000}, T = 10⁴
-# (cosine 3·10³), t ∈ {10³, 3·10³, 10⁴}, 3 runs. Descriptive: no claim rests on it.
+# (cosine 3·10³), t ∈ {10³, 3·10³, 10⁴}, 3 runs, Approx-DisKernelUCB at D = 1 only (at D = 10 and N = 1000
+# its agents' own inverses outgrow 24 GiB). Descriptive: no claim rests on it.
 
 # %%
 mruns = ex.run_map(mparams, res.explore, seed=seed, n_jobs=n_jobs, backend=backend,
