@@ -519,14 +519,14 @@ def sweep(tasks: list[tuple[dict, int]], seed: int, n_jobs: int = 1, backend: st
                     for i, res in zip(todo, gen):
                         done(i, res)
                 except TerminatedWorkerError as e:
-                    raise RuntimeError(_killed_message(desc, tasks, todo, results, n_jobs)) from e
+                    raise RuntimeError(_killed_message(desc, tasks, todo, results, n_jobs, cache_dir is not None)) from e
         bar.close()
     if channel is not None:
         channel.close()
     return results, stats
 
 
-def _killed_message(desc, tasks, todo, results, n_jobs) -> str:
+def _killed_message(desc, tasks, todo, results, n_jobs, cached: bool) -> str:
     """What a sweep says when the OS killed one of its worker processes (loky's TerminatedWorkerError)."""
     left = [i for i in todo if results[i] is None]
 
@@ -536,8 +536,10 @@ def _killed_message(desc, tasks, todo, results, n_jobs) -> str:
         parts = [str(cfg.get("algorithm", "?"))] + [f"{k}={cfg[k]}" for k in ("N", "T") if k in cfg]
         return " ".join(parts + [f"rep={rep}"])
 
+    kept = ("they are cached and a re-run starts from them" if cached else
+            "no cache_dir was given, so a re-run computes them again")
     return (f"a worker process of the {desc!r} sweep was killed ({len(todo) - len(left)} of {len(todo)} runs "
-            f"finished; they are cached and a re-run starts from them). A SIGKILL is usually the operating "
+            f"finished; {kept}). A SIGKILL is usually the operating "
             f"system out of memory: lower n_jobs (now {n_jobs}) or the runs' sizes. The killed run is among the "
             f"next ones: {'; '.join(name(i) for i in left[: 2 * n_jobs])}")
 

@@ -202,7 +202,7 @@ def test_on_divergence_record_returns_a_failed_run_and_raise_is_the_default(monk
         run_cell(dict(CFG, on_divergence="ignore"), 0, 0)
 
 
-def test_a_killed_worker_gives_a_message_naming_memory_and_the_runs_in_flight():
+def test_a_killed_worker_gives_a_message_naming_memory_and_the_runs_in_flight(tmp_path):
     import os
     import signal
 
@@ -212,8 +212,10 @@ def test_a_killed_worker_gives_a_message_naming_memory_and_the_runs_in_flight():
         return {"arrays": {"regret": np.zeros(2)}, "meta": {}}
 
     tasks = [(dict(CFG, algorithm="Killer"), r) for r in range(4)]
-    with pytest.raises(RuntimeError, match=r"(?s)killed.*out of memory.*lower n_jobs.*Killer.*rep=1"):
+    with pytest.raises(RuntimeError, match=r"(?s)killed.*no cache_dir.*out of memory.*lower n_jobs.*Killer.*rep=1"):
         sweep(tasks, 0, n_jobs=2, backend="loky", cache_dir=None, progress=False, fn=killer)
+    with pytest.raises(RuntimeError, match=r"(?s)killed.*they are cached and a re-run starts from them"):
+        sweep(tasks, 0, n_jobs=2, backend="loky", cache_dir=tmp_path, progress=False, fn=killer)
 
 
 def test_the_cache_key_depends_on_the_arithmetic_path(monkeypatch):
