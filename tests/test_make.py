@@ -218,6 +218,38 @@ def _guardians(root):
     return [p for p in pmrun.descendants(root) if _ppid(p) == root and "pmrun.py" in open(f"/proc/{p}/cmdline").read()]
 
 
+def test_guardian_ends_processes_started_after_its_last_look(tmp_path):
+    """pmrun killed with SIGKILL less than one look after a grandchild started (CI, 2026-11-28: loky's
+    workers and resource tracker left behind): the guardian also ends what the processes it saw hold."""
+    bfile, afile = tmp_path / "b", tmp_path / "a"
+    grandchild = (f"import subprocess, sys, time; time.sleep(3.5); "
+                  f"b = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+                  f"open({str(bfile)!r}, 'w').write(str(b.pid)); time.sleep(60)")
+    script = (f"import subprocess, sys, time; sys.path.insert(0, {str(ROOT / 'tools')!r}); import pmrun; "
+              f"pmrun.start_guardian(interval=3.0); "
+              f"a = subprocess.Popen([sys.executable, '-c', {grandchild!r}]); "
+              f"open({str(afile)!r}, 'w').write(str(a.pid)); time.sleep(60)")
+    parent = subprocess.Popen([PYTHON, "-c", script])
+    try:
+        deadline = time.monotonic() + 20
+        while not bfile.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert bfile.exists(), "the grandchild never started"
+        a, b = int(afile.read_text()), int(bfile.read_text())
+        os.kill(parent.pid, signal.SIGKILL)  # before the guardian's next look (at 6 s): it saw A, not B
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while (pmrun._alive(a) or pmrun._alive(b)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = [p for p in (a, b) if pmrun._alive(p)]
+        for p in left:
+            os.kill(p, signal.SIGKILL)
+        assert not left, f"left behind: {left} (a={a}, b={b})"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+
+
 @pytest.mark.parametrize("victim", ["papermill", "pmrun", "interrupt"])
 def test_killed_run_leaves_no_process_behind(tmp_path, victim):
     """kill -9 of papermill mid-sweep: pmrun ends the kernel, loky's workers and its resource tracker;

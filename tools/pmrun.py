@@ -28,7 +28,8 @@ What it adds to ``papermill NOTEBOOK OUTPUT ...``:
   running 10 s after the first, becomes SIGTERM, then SIGKILL. papermill itself gets ``PR_SET_PDEATHSIG`` (SIGTERM) so that it
   does not outlive this process. And if this process is itself killed with SIGKILL (no cleanup can
   run then), a guardian forked at the start, which records the process tree every second, ends
-  every process it last saw below it (pid and start time checked, so a reused pid is never hit).
+  every process it last saw below it and every process below those (started since its last look),
+  pid and start time checked, so a reused pid is never hit.
 
 The exit status is papermill's (128 + signal number when a signal ended it).
 """
@@ -192,6 +193,12 @@ def start_guardian(interval: float = 1.0) -> int | None:
                 break
             tree = [p for p in descendants(parent) if p != me]
             seen = {p: t for p in tree if (t := _starttime(p)) is not None}
+        # processes started since the last look (loky's workers a moment old): the processes seen
+        # still hold them as their children, though this process's parent is gone
+        for p in [p for p, t in seen.items() if _starttime(p) == t and _alive(p)]:
+            for c in descendants(p):
+                if c != me and c not in seen and (t := _starttime(c)) is not None:
+                    seen[c] = t
         for sig in (signal.SIGTERM, signal.SIGKILL):
             live = [p for p, t in seen.items() if _starttime(p) == t and _alive(p)]
             for p in live:
