@@ -220,19 +220,24 @@ class ExactGP:
     def _cached_column(self, x: np.ndarray) -> np.ndarray | None:
         """``L⁻¹ k_X(x)`` from the last :meth:`predict` if ``x`` was one of its rows and no point
         was added since (rows compared exactly, so the column is the one a new solve would give)."""
-        if self._last is None or self._last[0] != self._n or self._n == 0:
+        V = self._fresh_V()
+        if V is None or self._n == 0:
             return None
-        _, Xq, V = self._last
-        hit = np.flatnonzero(np.all(Xq == x, axis=1))
+        hit = np.flatnonzero(np.all(self._last[1] == x, axis=1))
         return self._column(V, int(hit[0])) if len(hit) else None
 
     def _column(self, V, i: int) -> np.ndarray:
         return np.array(V[:, i])
 
+    def _fresh_V(self):
+        """The last :meth:`predict`'s ``V`` if no point was added since, else None."""
+        return self._last[2] if self._last is not None and self._last[0] == self._n else None
+
     def _last_V(self):
-        if self._last is None or self._last[0] != self._n:
+        V = self._fresh_V()
+        if V is None:
             raise RuntimeError("no prediction of the current data: call predict() after the last add()")
-        return self._last[2]
+        return V
 
     def last_column(self, i: int) -> np.ndarray:
         """``L⁻¹ k_X(x_i)`` for query row ``i`` of the last :meth:`predict`: column ``i`` of its

@@ -84,10 +84,10 @@ def _cause_note(res: ArenaResults) -> str:
 _FAIL_NOTE = "the runs contradict it at the arena's sizes; the number gives the deciding comparison"
 
 
-def _async_fail_note(res: ArenaResults, env: str) -> str:
-    """Why async-front fails on ``env``: the dictionary size and the cost against raw sharing."""
-    be = break_even_table(res)
-    be = be[(be.env == env) & np.isfinite(be.measured_ratio)]
+def _async_fail_note(table, env: str) -> str:
+    """Why async-front fails on ``env``: the dictionary size and the cost against raw sharing
+    (``table``: :func:`break_even_table`)."""
+    be = table[(table.env == env) & np.isfinite(table.measured_ratio)]
     if be.empty:
         return _FAIL_NOTE
     return (f"Async-KernelUCB's final dictionary holds m = {be.m.min():.0f}–{be.m.max():.0f} points on {env}; its "
@@ -272,10 +272,11 @@ def arena_claims(res: ArenaResults, level: float = 0.95, method: str | None = No
                                         kind="paper", quote="paraphrase", source=_SOURCES[key], cause=cause,
                                         cause_note=why))
 
+    be = break_even_table(res)
     for env in envs:
         r = _front_claim(res, "async", env, "Async-KernelUCB", level, method)
         if r is not None:
-            add(f"async-front-{env}", "async-front", f"{env}: ", r, fail_note=_async_fail_note(res, env))
+            add(f"async-front-{env}", "async-front", f"{env}: ", r, fail_note=_async_fail_note(be, env))
     for env in envs:
         if env in FINITE_ENVS:
             r = _front_claim(res, "sync", env, "DUETS", level, method)
