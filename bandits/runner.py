@@ -49,7 +49,7 @@ import numpy as np
 from . import __version__
 from .validation import check, fail, ge, one_of, optional, rule
 
-__all__ = ["run_cell", "run_regret_cell", "RunContext", "canonical", "run_pure_exploration_on", "run_key", "arithmetic_path", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
+__all__ = ["run_cell", "run_regret_cell", "RunContext", "canonical", "run_pure_exploration_cell", "run_pure_exploration_on", "run_key", "arithmetic_path", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
            "run_seeds", "validate_backend", "resolve_scheduler", "check_workers", "worker_identity",
            "WorkerMismatchError", "code_fingerprint", "NOT_IN_RUNS", "in_runs"]
 
@@ -294,7 +294,7 @@ def run_cell(config: dict, seed: int, rep: int) -> dict:
     pure-exploration run."""
     loop = config.get("loop", "regret")
     if loop == "pure_exploration":
-        return _run_pure_exploration_cell(config, seed, rep)
+        return run_pure_exploration_cell(config, seed, rep)
     check("loop", loop, one_of("regret", "pure_exploration"))
     return run_regret_cell(config, seed, rep)
 
@@ -303,7 +303,7 @@ def run_pure_exploration_on(inst, config: dict, seed: int, rep: int):
     """Run ``config["algorithm"]`` (with ``config["params"]``, at most ``config["max_rounds"]`` rounds,
     default 64) on the pure-exploration instance ``inst`` with the run streams of ``(seed, rep)``
     (:func:`run_seeds`). Returns ``(trace, ledger, arrays)``, ``arrays`` = samples, recommended, correct;
-    shared by :func:`_run_pure_exploration_cell` and the experiments' own pure-exploration cells."""
+    the loop of :func:`run_pure_exploration_cell`."""
     from .algorithms import get_pe_algorithm
     from .comm import CommLedger
     from .sim import run_pure_exploration
@@ -317,12 +317,19 @@ def run_pure_exploration_on(inst, config: dict, seed: int, rep: int):
     return tr, ledger, arrays
 
 
-def _run_pure_exploration_cell(config: dict, seed: int, rep: int) -> dict:
-    """A pure-exploration run: ``config = {"loop": "pure_exploration", "instance": {"rank",
-    "delta_min", "V"}, "algorithm", "params", "max_rounds"}``."""
-    from .envs.cope import cope_instance
+def run_pure_exploration_cell(config: dict, seed: int, rep: int, *, make_instance=None) -> dict:
+    """The one recipe of a pure-exploration run: ``config = {"instance": spec, "algorithm", "params",
+    "max_rounds"}``; the instance is ``make_instance(config["instance"])`` (default
+    :func:`bandits.envs.make_instance`, as :func:`bandits.envs.make_env` is for regret runs: an experiment
+    with its own instances passes its factory), the run is :func:`run_pure_exploration_on`.
 
-    tr, ledger, arrays = run_pure_exploration_on(cope_instance(**config["instance"]), config, seed, rep)
+    Returns ``{"arrays": {samples, recommended, correct}, "meta": {info, wall_time, rounds,
+    samples_per_agent, comm_scalars, comm_rounds, all_correct}}`` with ``meta`` passed through
+    :func:`canonical`."""
+    from .envs import make_instance as _make_instance
+
+    inst = (make_instance or _make_instance)(config["instance"])
+    tr, ledger, arrays = run_pure_exploration_on(inst, config, seed, rep)
     meta = {"info": tr.info, "wall_time": tr.wall_time, "rounds": tr.rounds,
             "samples_per_agent": tr.samples_per_agent, "comm_scalars": tr.comm_scalars,
             "comm_rounds": ledger.rounds(), "all_correct": bool(np.all(tr.correct))}

@@ -207,3 +207,49 @@ def test_experiment_entries_name_where_claims_and_plots_live():
     assert named.resolve()["claims"].__module__ == "bandits.experiments.duets_claims"
     no_plot = ExperimentEntry("duets", "fig1_params", "run_fig1", "fig1_claims", None)
     assert no_plot.resolve()["plot"] is None
+
+
+# ------------------------------------------------------------------ the core knows no paper
+#: The core: the loops, the runner, the statistics and the environments. What differs between papers
+#: enters them through hooks (an environment or instance factory, a policy wrapper, an observer, a cell
+#: function) that the paper's experiment passes in; the core itself imports no paper's algorithms and no
+#: experiment.
+CORE = ("runner.py", "sim.py", "stats.py", "envs/")
+#: Of ``bandits.envs``, what the runner, the loops and the statistics may import: the package (its
+#: factories ``make_env`` and ``make_instance`` resolve a spec to a paper's environment) and its generic
+#: modules; a paper's environment module (``envs/cope.py``, ``envs/coop.py``, ...) only through them.
+GENERIC_ENVS = ("envs/__init__.py", "envs/base.py", "envs/functions.py", "envs/datasets.py")
+
+
+def _paper_specific(importer: str, dep: str) -> bool:
+    """Whether module ``dep`` (a path relative to the package) is paper-specific for core module ``importer``:
+    any experiment module, any module of ``bandits.algorithms`` but the registry (its ``__init__``), and,
+    for the runner, the loops and the statistics, a paper's environment module."""
+    if dep.startswith("experiments/"):
+        return True
+    if dep.startswith("algorithms/") and dep != "algorithms/__init__.py":
+        return True
+    return (not importer.startswith("envs/") and dep.startswith("envs/") and dep not in GENERIC_ENVS)
+
+
+def test_the_core_imports_no_paper():
+    """``bandits/runner.py``, ``bandits/sim.py``, ``bandits/stats.py`` and ``bandits/envs/*`` import no
+    paper-specific module (``bandits.algorithms.<paper>``, ``bandits.experiments.*``; for the first three, no
+    paper's environment module either), not even lazily in a function."""
+    rels = {p.relative_to(ROOT).as_posix(): p for p in sorted(ROOT.rglob("*.py"))}
+    known = {}
+    for rel in rels:
+        dotted = "bandits." + rel[:-3].replace("/", ".")
+        known[dotted[: -len(".__init__")] if dotted.endswith(".__init__") else dotted] = rel
+    core = [rel for rel in rels if rel.startswith(CORE)]
+    assert {"runner.py", "sim.py", "stats.py", "envs/cope.py", "envs/coop.py"} <= set(core)
+    bad = [f"{rel}:{line} imports {dep}" for rel in core for line, dep in _all_imports(rel, rels[rel], known)
+           if _paper_specific(rel, dep)]
+    assert not bad, "the core imports a paper's code (pass it in as a hook instead):\n" + "\n".join(bad)
+
+
+def test_the_paper_check_sees_what_it_should():
+    assert _paper_specific("runner.py", "envs/cope.py") and _paper_specific("envs/coop.py", "algorithms/coop_kernel_ucb.py")
+    assert _paper_specific("sim.py", "experiments/cope_theory.py")
+    assert not _paper_specific("runner.py", "algorithms/__init__.py") and not _paper_specific("runner.py", "envs/__init__.py")
+    assert not _paper_specific("envs/__init__.py", "envs/cope.py")

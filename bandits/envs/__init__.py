@@ -15,7 +15,7 @@ from .base import SCHEDULES, Arms, ContextualEnv, FiniteDomainEnv
 from .functions import FUNCTIONS, get_function, sample_domain
 from ..validation import check, fail, ge, keys_in, one_of, rule
 
-__all__ = ["Arms", "FiniteDomainEnv", "ContextualEnv", "FUNCTIONS", "make_env", "env_seed_sequence"]
+__all__ = ["Arms", "FiniteDomainEnv", "ContextualEnv", "FUNCTIONS", "make_env", "make_instance", "env_seed_sequence"]
 
 _FINITE_KEYS = {"name", "M", "noise_std", "domain", "fstar", "schedule"}
 _CONTEXTUAL_KEYS = {"name", "kind", "K", "noise_std", "schedule"}
@@ -23,6 +23,22 @@ _CONTEXTUAL_KEYS = {"name", "kind", "K", "noise_std", "schedule"}
 
 def env_seed_sequence(name: str, env_seed: int) -> np.random.SeedSequence:
     return np.random.SeedSequence([int(env_seed), zlib.crc32(name.encode())])
+
+
+def make_instance(spec: dict):
+    """Build a pure-exploration instance: the default instance factory of
+    :func:`bandits.runner.run_pure_exploration_cell`, as :func:`make_env` is of regret runs.
+
+    ``spec``: ``{"rank", "delta_min", "V"}``, CoPE-KB's instance of App. A
+    (:func:`bandits.envs.cope.cope_instance`), the one family of instances the environments register; an
+    experiment with instances of its own passes its factory to the runner instead.
+    """
+    check("spec", spec, rule(lambda s: isinstance(s, dict) and {"rank", "delta_min"} <= set(s),
+                             "a dict with 'rank' and 'delta_min' (and optionally 'V')"))
+    check("spec", spec, keys_in("rank", "delta_min", "V"))
+    from .cope import cope_instance
+
+    return cope_instance(**spec)
 
 
 def make_env(spec: dict, env_seed: int = 0):

@@ -28,7 +28,7 @@ centre, which would make the panel fully cooperative). True ``K_z(u, v) = 1{clus
 method)", "For the kernel estimation task, we set σ=1". It leaves open the network contexts ``z_v``, the
 lengthscales, the agents' context laws ``P_v`` and the reward; the learner estimates ``K_z`` by the MMD
 of the ``P_v`` in ``H_{K_x}`` (§3.3, Eq. 10–12), so ``K̂_z`` can only see the task structure through
-the context laws. Our choice (issue 29):
+the context laws. Our choice:
 
 * network contexts ``z_v = normalise(m_{c(v)} + ρ ξ_v)``, ``ξ_v ~ N(0, I/d)``, ``ρ = 0.2``, clusters as in
   setup 1 (``z_mode="cluster"``; ``"iid"``: ``z_v ~ Uniform(S^{d−1})``): true ``K_z`` ≈ 0.87 within a
@@ -38,13 +38,13 @@ the context laws. Our choice (issue 29):
   environment seed;
 * contexts ``x = normalise(ω z_v + ξ)``, ``ξ ~ N(0, I/d)``, ``ω = 1``: agent ``v``'s context law is
   centred on its own ``z_v``, so that the MMD in ``H_{K_x}`` at the paper's ``σ_z = 1`` separates
-  clusters (:func:`kz_separation`; measured on ER(200, 0.7) with 128 RFF of ``K_x`` and i.i.d.
+  clusters (:func:`bandits.experiments.coop_kernelucb.kz_separation`; measured on ER(200, 0.7) with 128 RFF of ``K_x`` and i.i.d.
   contexts: ``K̂_z`` 0.96 within a cluster, 0.82 across, every within-cluster pair above every
   across-cluster pair, at 100 samples per agent; the rank that keeps 95 % of an agent's own variance
   falls from ≈ 9 (10 samples) to ≈ 2 (1 000) over an Eager neighbourhood of 129 agents).
-  Until 2026-11-27 ``ρ = ω = 0.5``: ``K̂_z`` at σ_z = 1 was then 0.94 within and 0.88 across while the
-  true ``K_z`` was 0.49 within (rank ≈ 49 for the safeguard with the oracle ``K_z``), so the estimate
-  could not see the structure that matters for the rewards (issue 29). With ``K_x`` of lengthscale 2 on
+  With ``ρ = ω = 0.5`` instead, ``K̂_z`` at σ_z = 1 is 0.94 within and 0.88 across while the true ``K_z``
+  is 0.49 within (rank ≈ 49 for the safeguard with the oracle ``K_z``): the estimate cannot see the
+  structure that matters for the rewards. With ``K_x`` of lengthscale 2 on
   the unit sphere no context law can push ``K̂_z`` below ``exp(−√(2(1 − e^{−1/2}))/2) ≈ 0.64`` at
   σ_z = 1 (the unsquared MMD of Eq. 11 is at most ``√(2(1 − min K_x))``), so across-cluster pairs keep a
   sizeable estimated similarity at the paper's σ; the separation is in the ordering, not the size;
@@ -83,7 +83,7 @@ from .base import REWARDS, Arms, FiniteDomainEnv, draw_rewards
 from ..validation import between, check, fail, ge, integer, keys_in, le, one_of, optional, rule
 
 __all__ = ["CoopEnv", "CoopFixedArmEnv", "make_coop_env", "coop_network", "coop_clusters",
-           "split_clusters", "kz_separation", "GRAPHS", "SETUPS", "CLUSTER_MODES", "COOP_KEYS"]
+           "split_clusters", "GRAPHS", "SETUPS", "CLUSTER_MODES", "COOP_KEYS"]
 
 SETUPS = ("linear", "rbf", "fixed")
 GRAPHS = ("er", "complete", "path", "cycle", "star", "mycielski-complement") + gr.SNAP_GRAPHS
@@ -428,41 +428,3 @@ def _lengthscale(value, rng: np.random.Generator) -> float:
     if value == "random":
         return float(rng.uniform(0.5, 2.0))
     return float(value)
-
-
-def kz_separation(env: CoopEnv, n: int, sigma_z: float = 1.0, n_embed: int = 128, seed: int = 0,
-                  squared: bool = False) -> dict:
-    """How well the MMD estimate of ``K_z`` (Eq. 10–12, ``k_P = K_x`` through ``n_embed`` random Fourier
-    features, as the algorithms compute it) separates within- from across-cluster pairs after ``n``
-    i.i.d. contexts per agent (one per round; the algorithms see their *chosen* contexts, so this is
-    the estimate's law, not a run's).
-
-    Returns ``{"within", "across"}`` (mean ``K̂_z`` over same-cluster and different-cluster pairs,
-    ``u ≠ v``), ``"auc"`` (probability that a within-cluster pair exceeds an across-cluster pair; 1 =
-    perfect ordering), ``"true_within"``, ``"true_across"`` (the same means of the true ``K_z``) and ``n``.
-    """
-    from ..algorithms.coop_kernel_ucb import RandomFourierFeatures, kz_from_mmd, mmd_from_embeddings
-
-    check("env.setup", getattr(env, "setup", None), one_of("linear", "rbf"), note="a clustered environment")
-    rng = np.random.default_rng(_seq("coop-kz-separation", seed))
-    V, d = env.V, env.dim
-    ell = env.kernel_x.get("lengthscale", 1.0) if env.kernel_x["name"] == "rbf" else None
-    emb = np.zeros((V, n_embed if ell is not None else d))
-    rf = RandomFourierFeatures(d, n_embed, ell, rng) if ell is not None else (lambda X: X)
-    for _ in range(int(n)):
-        X = env.sample_contexts(rng)[:, 0, :]  # one context per agent and round
-        emb += rf(X)
-    Kh = kz_from_mmd(mmd_from_embeddings(emb / n), sigma_z, squared)
-    cl = np.asarray(env.truth["clusters"])
-    same, off = cl[:, None] == cl[None, :], ~np.eye(V, dtype=bool)
-    wi, ac = Kh[same & off], Kh[~same]
-    if len(wi) and len(ac):
-        a = np.sort(ac)
-        auc = float((np.searchsorted(a, wi, "left") + np.searchsorted(a, wi, "right")).mean() / (2 * len(a)))
-    else:
-        auc = float("nan")
-    kt = env.kz_true
-    return {"n": int(n), "sigma_z": float(sigma_z), "within": float(wi.mean()) if len(wi) else float("nan"),
-            "across": float(ac.mean()) if len(ac) else float("nan"), "auc": auc,
-            "true_within": float(kt[same & off].mean()) if len(wi) else float("nan"),
-            "true_across": float(kt[~same].mean()) if len(ac) else float("nan")}

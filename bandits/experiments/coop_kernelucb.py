@@ -41,7 +41,7 @@ Choices of this package where the paper is silent (environment details in :mod:`
 * the RBF row's environment (:mod:`bandits.envs.coop`, issue 29): contexts ``x = normalise(ω z_v + ξ)``
   with ``ω = 1`` (``omega_rbf``) and network contexts ``z_v`` spread ``ρ = 0.2`` (``rho_rbf``) around
   their cluster's mean, so that the MMD at the paper's ``σ_z = 1`` orders within-cluster pairs above
-  across-cluster pairs (:func:`bandits.envs.coop.kz_separation`, reported per panel by
+  across-cluster pairs (:func:`kz_separation`, reported per panel by
   :func:`rank_table`); until 2026-11-27 ``ω = ρ = 0.5``, under which ``K̂_z`` was nearly constant;
 * ``K_x`` (RBF row) by **Nyström features on 32 landmarks** drawn uniformly on the unit sphere
   (``features_rbf="nystroem"``, ``n_features=32``; every context of this environment is a unit
@@ -79,7 +79,7 @@ from ..validation import ParameterError, between, boolean, check, integer, numbe
 
 __all__ = ["ROWS", "GRAPHS", "ROW_METHODS", "PAPER_METHODS", "ABLATIONS", "PAPER_RUNS", "SIGMA_Z_ABLATION", "row_methods",
            "fig1_params", "validate_fig1", "fig1_tasks", "run_fig1", "Fig1Results",
-           "summary_table", "panel_table", "rank_table", "CAP_LABEL", "RANK_CAP_ABLATION"]
+           "summary_table", "panel_table", "rank_table", "kz_separation", "CAP_LABEL", "RANK_CAP_ABLATION"]
 
 ROWS = ("linear", "rbf")
 GRAPHS = ("er", "ego-facebook", "twitch", "as733")
@@ -238,7 +238,6 @@ def run_fig1(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cac
     import pandas as pd
 
     from ..envs import make_env
-    from ..envs.coop import kz_separation
 
     tasks, labels = fig1_tasks(p)
     results, stats = sweep(tasks, seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
@@ -274,7 +273,7 @@ def rank_table(res: Fig1Results):
     """Per panel and cooperative method (the rank-cap ablation included): the rank of the factor of
     ``K̂_z`` (mean over refreshes, at the last refresh, largest), the smallest kept own variance
     ``‖L_v‖²/W_vv`` over agents, refreshes and trials, the agent-refreshes a cap cut short, and the
-    panel's ``K̂_z`` separation (:func:`bandits.envs.coop.kz_separation` at ``n = T`` samples per agent:
+    panel's ``K̂_z`` separation (:func:`kz_separation` at ``n = T`` samples per agent:
     mean within- and across-cluster ``K̂_z``, AUC of within over across; the true ``K_z``'s means)."""
     import pandas as pd
 
@@ -306,3 +305,42 @@ def panel_table(res: Fig1Results):
                      "gamma": s["gamma"], "cover": s["cover"], "max_clique": s["max_clique"], "centres": s["n_c"],
                      "mean_nbhd": round(s["mean_nbhd"], 1), "cluster_sizes": s["cluster_sizes"]})
     return pd.DataFrame(rows)
+
+
+def kz_separation(env, n: int, sigma_z: float = 1.0, n_embed: int = 128, seed: int = 0,
+                  squared: bool = False) -> dict:
+    """How well the MMD estimate of ``K_z`` (Eq. 10–12, ``k_P = K_x`` through ``n_embed`` random Fourier
+    features, as the algorithms compute it) separates within- from across-cluster pairs after ``n``
+    i.i.d. contexts per agent (one per round; the algorithms see their *chosen* contexts, so this is
+    the estimate's law, not a run's). ``env``: a clustered :class:`bandits.envs.coop.CoopEnv`.
+
+    Returns ``{"within", "across"}`` (mean ``K̂_z`` over same-cluster and different-cluster pairs,
+    ``u ≠ v``), ``"auc"`` (probability that a within-cluster pair exceeds an across-cluster pair; 1 =
+    perfect ordering), ``"true_within"``, ``"true_across"`` (the same means of the true ``K_z``) and ``n``.
+    """
+    from ..algorithms.coop_features import RandomFourierFeatures, kz_from_mmd, mmd_from_embeddings
+    from ..envs import env_seed_sequence
+
+    check("env.setup", getattr(env, "setup", None), one_of("linear", "rbf"), note="a clustered environment")
+    rng = np.random.default_rng(env_seed_sequence("coop-kz-separation", seed))
+    V, d = env.V, env.dim
+    ell = env.kernel_x.get("lengthscale", 1.0) if env.kernel_x["name"] == "rbf" else None
+    emb = np.zeros((V, n_embed if ell is not None else d))
+    rf = RandomFourierFeatures(d, n_embed, ell, rng) if ell is not None else (lambda X: X)
+    for _ in range(int(n)):
+        X = env.sample_contexts(rng)[:, 0, :]  # one context per agent and round
+        emb += rf(X)
+    Kh = kz_from_mmd(mmd_from_embeddings(emb / n), sigma_z, squared)
+    cl = np.asarray(env.truth["clusters"])
+    same, off = cl[:, None] == cl[None, :], ~np.eye(V, dtype=bool)
+    wi, ac = Kh[same & off], Kh[~same]
+    if len(wi) and len(ac):
+        a = np.sort(ac)
+        auc = float((np.searchsorted(a, wi, "left") + np.searchsorted(a, wi, "right")).mean() / (2 * len(a)))
+    else:
+        auc = float("nan")
+    kt = env.kz_true
+    return {"n": int(n), "sigma_z": float(sigma_z), "within": float(wi.mean()) if len(wi) else float("nan"),
+            "across": float(ac.mean()) if len(ac) else float("nan"), "auc": auc,
+            "true_within": float(kt[same & off].mean()) if len(wi) else float("nan"),
+            "true_across": float(kt[~same].mean()) if len(ac) else float("nan")}

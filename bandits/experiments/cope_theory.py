@@ -267,15 +267,15 @@ def nonlinear_instance(ell_z: float, instance_seed: int, V: int = 5, n: int = 6,
 def run_c9_cell(config: dict, seed: int, rep: int) -> dict:
     """One C9 run (a pure, module-level cell for ``runner.sweep(fn=run_c9_cell)``):
     ``config = {"instance": nonlinear_instance kwargs, "algorithm", "params", "max_rounds"}``;
-    the same seeding as :func:`bandits.runner.run_cell` (run streams from (seed, rep))."""
-    import json
+    the runner's pure-exploration recipe (:func:`bandits.runner.run_pure_exploration_cell`, run streams
+    from (seed, rep)) with :func:`nonlinear_instance` as its instance factory."""
+    from ..runner import run_pure_exploration_cell
 
-    from ..runner import _canonical, run_pure_exploration_on
+    return run_pure_exploration_cell(config, seed, rep, make_instance=_c9_instance)
 
-    tr, _, arrays = run_pure_exploration_on(nonlinear_instance(**config["instance"]), config, seed, rep)
-    meta = {"rounds": tr.rounds, "samples_per_agent": tr.samples_per_agent, "comm_scalars": tr.comm_scalars,
-            "all_correct": bool(np.all(tr.correct)), "wall_time": tr.wall_time}
-    return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
+
+def _c9_instance(spec: dict):
+    return nonlinear_instance(**spec)
 
 
 def c9_tasks(tp: dict, delta: float = 0.005, constants: str = "practical"):
