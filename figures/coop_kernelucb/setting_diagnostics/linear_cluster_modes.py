@@ -1,4 +1,4 @@
-"""Issue 29: linear row, ER(200, 0.7), T = 300, 3 paired trials: Coop- and Dist-KernelUCB with the agents' clusters\nbeing Dist's stars (cluster_mode="mis_star", the default) or Coop's cliques ("clique_cover").\nPYTHONPATH=. python figures/coop_kernelucb/issue29/linear_cluster_modes.py 200 300 3 OUT.csv"""
+"""Linear row, ER(200, 0.7), T = 300, 3 paired trials: Coop- and Dist-KernelUCB with the agents' clusters\nbeing Dist's stars (cluster_mode="mis_star", the default) or Coop's cliques ("clique_cover"): why the agents' clusters are Dist's stars\n(bandits.experiments.coop_kernelucb). Committed as linear_er_cluster_modes.csv.\nPYTHONPATH=. python figures/coop_kernelucb/setting_diagnostics/linear_cluster_modes.py 200 300 3 OUT.csv"""
 import sys, time, warnings
 warnings.simplefilter("ignore")
 import numpy as np, pandas as pd
