@@ -14,7 +14,7 @@
   rebuilds, O(M·m) per round);
 * one run of each Figure-1 algorithm at the paper's size (N = 10, T = 50, M = 2000);
 * Async-KernelUCB's step on f1 (N = 100, T = 2000), the server merge eager (the m × m aggregate formed at
-  every exchange, as before the issue-25 budget change) against lazy (the default), CPU ms per step
+  every exchange, Eq. 5 read literally) against lazy (the default), CPU ms per step
   (:func:`bench_async_exchange`);
 * the coming papers' entries (:data:`EXTRA_BENCHMARKS`: Coop-KernelUCB ms per agent-round, FN-UCB
   ms per iteration), filled by :func:`register_benchmark` from their modules.
@@ -154,15 +154,15 @@ def bench_coop_kernel_ucb(device: str = "cpu", row: str = "linear", T: int | Non
     """Milliseconds of **process CPU time** per agent-round of Eager-KernelUCB (primal path) on
     ER(200, 0.7) (γ = 1, ``|N_γ(v)|`` ≈ 141), 8 arms, d = 10, one BLAS thread: linear row ``T = 30``,
     ``r_max = r_limit = 10``; RBF row ``T = 12``, 128 random features, ``r_max = r_limit = 4``;
-    ``K̂_z`` by MMD every 10 rounds (the sizes of the issue-9 measurements); ``features="nystroem"``:
+    ``K̂_z`` by MMD every 10 rounds (the sizes of the engine's first speed measurements); ``features="nystroem"``:
     the RBF row of the figure, 32 Nyström landmarks, ``T = 30``; ``r_limit=None`` (with
-    ``features="nystroem"``): the RBF row at the ranks of the figure since issue 29 (no cap: the rank
+    ``features="nystroem"``): the RBF row at the ranks of the figure (no cap: the rank
     raised until every agent keeps ≥ 95 % of its own variance), ``T = 40``: the first rounds, where the
     MMD estimate from a few samples is noisy and the safeguard asks for ranks up to ≈ 90, dominate it
-    (measured 2026-11-27: 3.4 ms uncapped against 0.31 ms with the cap of 4; over whole T = 1000 runs
+    (measured: 3.4 ms uncapped against 0.31 ms with the cap of 4; over whole T = 1000 runs
     Eager took 0.56 ms (ER) and 0.65 ms (as-733) of CPU per agent-round uncapped). CPU time rather than
     wall-clock because the 2-core reference machine is shared; the numpy engine has no GPU path
-    (``device="cuda"`` gives NaN). Targets (issue 9): ≤ 1 ms (linear), ≤ 5 ms (RBF)."""
+    (``device="cuda"`` gives NaN). This package's targets: ≤ 1 ms (linear), ≤ 5 ms (RBF)."""
     if device != "cpu":
         return float("nan")
     from .algorithms.coop_kernel_ucb import EagerKernelUCB
@@ -195,19 +195,19 @@ register_benchmark("coop_kernel_ucb_rbf_nystroem",
                    "K̂_z capped at 4 (the ablation; CPU time)")
 register_benchmark("coop_kernel_ucb_rbf_uncapped",
                    lambda device: bench_coop_kernel_ucb(device, row="rbf", features="nystroem", r_limit=None),
-                   "ms per agent-round", "Coop-KernelUCB: Eager, V = 200, RBF row as in Figure 1 since issue 29: "
+                   "ms per agent-round", "Coop-KernelUCB: Eager, V = 200, RBF row as in Figure 1: "
                    "32 Nyström landmarks, no rank cap (the ≥ 95 % own-variance safeguard), T = 40 (CPU time)")
 
 
 def bench_fn_ucb(device: str = "cpu", N: int = 2, T: int = 5000, seed: int = 0, detail: bool = False, **kw):
-    """Milliseconds per iteration of one FN-UCB run at the official code's settings (issue 10): the
+    """Milliseconds per iteration of one FN-UCB run at the official code's settings: the
     cosine function (the code's sampler and fixed ``a``), d = 10, K = 4, N agents, m = 20, λ = ν = 0.1,
     every-round communication (D = 0), Less Comm., training 30 steps per round until t = 2000, T = 5000,
     one thread (BLAS and torch); other FN-UCB keywords through ``kw`` (e.g. ``nn_mode``, ``nn_dtype``).
 
     On the CPU the number is **process CPU time** per iteration (the 2-core reference machine is
     shared, so wall-clock is inflated by other jobs); with ``device="cuda"`` (network and training
-    on the GPU, linear algebra on the CPU) it is wall-clock. Target (issue 10): ≤ 10 ms on one CPU
+    on the GPU, linear algebra on the CPU) it is wall-clock. This package's target: ≤ 10 ms on one CPU
     thread; the official code takes about 65 ms. ``detail=True`` returns a dict with CPU and wall
     time per iteration over the whole run and over the training (t < 2000) and later phases."""
     import torch
@@ -285,8 +285,8 @@ def bench_nystrom(T=2000, M=2000, seed=0):
 
 def bench_async_exchange(T=2000, N=100, gamma=1.0, seed=0):
     """Async-KernelUCB on f1 (N clients, γ_k = ``gamma``, α = λ = D = q = 1), CPU ms per step, old and new
-    server merge side by side: ``"eager"`` forms the m × m aggregate Ã_k at every exchange (Eq. 5, as
-    before 2026-11-27's issue-25 budget change: a subclass that reads ``A`` after each exchange), ``"lazy"``
+    server merge side by side: ``"eager"`` forms the m × m aggregate Ã_k at every exchange (Eq. 5 read
+    literally: a subclass that reads ``A`` after each exchange), ``"lazy"``
     only when read (the default: the cached factor is updated from the new features alone). Both runs
     make the same choices (``tests/test_async_kernel_ucb.py``); returns ``{"eager": ms, "lazy": ms,
     "dict_size": |S|, "exchanges": B}``."""

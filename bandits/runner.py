@@ -124,9 +124,7 @@ def code_fingerprint() -> str:
 
     Each module enters as its syntax tree without docstrings (:func:`_code_text`), so editing a
     docstring, a comment or the layout keeps the cache; the modules of :data:`NOT_IN_RUNS` do not
-    enter. (Until 2026-11-27 the raw bytes of every file were hashed: any edit, a docstring
-    included, invalidated every cached run, and a run spanning sessions had to be pinned to one
-    commit.)"""
+    enter."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
         _FINGERPRINT = _fingerprint_tree(Path(__file__).resolve().parent)

@@ -1,5 +1,5 @@
-"""The device check of the CUDA paths, as one short script for a lent GPU machine (issue 8, "GPU where
-there is one"). Not part of `make test` (CI has no GPU); run it where torch sees one:
+"""The device check of the CUDA paths, as one short script for a lent GPU machine (the package
+runs on a GPU where there is one). Not part of `make test` (CI has no GPU); run it where torch sees one:
 
     PYTHONPATH=. python3 tools/gpu_check.py [OUT_DIR]
 

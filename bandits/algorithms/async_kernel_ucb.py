@@ -229,8 +229,8 @@ def chol_update_rank_k(C: np.ndarray, W: np.ndarray, block: int = 32, overwrite:
     Fortran view of the C-ordered factor; the columns are then signed so that ``C'`` has a positive
     diagonal (the factor ``numpy.linalg.cholesky`` returns). Used for the server's
     ``Ã_k + λI = [[Ã_{k−1} + λI, 0], [0, λI]] + Z_ΔᵀZ_Δ`` instead of an O(m³) refactorisation.
-    (Until 2026-11-27 a Python loop of numpy QRs per column block did the same: ≈ 25 % of
-    Async-KernelUCB's CPU time on f1 at T = 5000.)
+    (A Python loop of numpy QRs per column block does the same at ≈ 25 % of Async-KernelUCB's CPU
+    time on f1 at T = 5000.)
     """
     C = np.ascontiguousarray(C, dtype=float) if overwrite else np.array(C, dtype=float, copy=True, order="C")
     m, n = np.shape(W)

@@ -38,8 +38,9 @@ the agent's own ``z_v``) instead of silently shrinking it as a bare ``r_limit`` 
 ``min_Lv2_last`` and ``rank_last`` at the last one). ``r_limit`` is ``None`` by default (no cap: the
 safeguard always holds); a cap is applied only when asked for and never silently: the first refresh it
 leaves an agent below ``min_var`` raises a ``RuntimeWarning``, and ``info()["capped_agent_refreshes"]``
-counts the (agent, refresh) pairs it cut short (issue 29: the RBF row of Figure 1 capped the rank at 4
-until 2026-11-27, below the safeguard, unseen).
+counts the (agent, refresh) pairs it cut short (a cap of 4 on Figure 1's RBF row leaves some agents with
+66 % of their own variance, well below the safeguard: the rank-cap ablation's ``min_kept_var`` in
+``figures/coop_kernelucb/runs.csv``).
 
 Eigenpairs (an engine choice, the same factor to round-off): each model's ``K̂_z`` is decomposed on its
 active block only (sources with visible data; a one-source block — an independent agent, a Dist

@@ -214,7 +214,7 @@ class PrimalSolver:
     def _cost_update(self, p: int, k: int) -> float:
         """Rank-``k`` factor update (``tpqrt``, ≈ 2p²k flops). The fixed 2·10⁻⁴ s is the per-model path
         (an update, then the model's scoring, run one model at a time; rebuilt models are scored a chunk
-        at a time): re-measured 2026-11-27 after the scoring was batched (RBF row, V = 200, 32 Nyström
+        at a time): measured with the scoring batched (RBF row, V = 200, 32 Nyström
         features, T = 100: IGP-UCB 5.8 s with updates against 1.6 s rebuilding every round; the fitted
         3·10⁻⁵ made every small model take the slower path)."""
         return 2e-4 + 2.0 * p * p * k / 30e9 + 2.5e-9 * p * p

@@ -133,8 +133,8 @@ time on the shared 2-core machine, whose load made wall-clock 1–5x that): 3.1�
 iteration for N = 2 (4.2 ms wall at low load; the official code: about 65 ms; this module before
 the in-place paths: 6.2–6.9 ms), 6.4–7.7 ms for N = 5, 11–15 ms for N = 10; 2.5 ms for N = 2 with
 ``nn_dtype="float32"``. Training (30 full-batch steps on all n ≤ 2000 local points per round) is
-most of it: about 7 ms per iteration at N = 2 while t < 2000, 0.75 ms after. Measured again on
-2026-11-27 (issue 24, same bench, load 10–15, CPU time): the default ``own_prev`` 2.6 ms (N = 2) and
+most of it: about 7 ms per iteration at N = 2 while t < 2000, 0.75 ms after. With both trainings
+in place (same bench, load 10–15, CPU time): the default ``own_prev`` 2.6 ms (N = 2) and
 5.8 ms (N = 5), ``fedavg`` 2.5 ms, ``official_shared`` with ``official_train_subset`` 2.6 ms (N = 2).
 
 Communication (ledger, scalars; Sec. 3.4, Algo. 1 line 16, Algo. 2 line 6): per round, every agent uploads ``W_new,i`` (p² full, p

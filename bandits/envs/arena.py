@@ -1,4 +1,4 @@
-"""Environment adapters of the cross-paper arena (issue 12; :mod:`bandits.experiments.arena`).
+"""Environment adapters of the cross-paper arena (:mod:`bandits.experiments.arena`).
 
 The arena runs every method of the five papers on the same environments under two protocols. The
 environments themselves are the papers' own (``bandits.envs``: DUETS' finite domains, FN-UCB's cosine

@@ -1,4 +1,4 @@
-r"""The cross-paper arena (issues 12 and 28): every method of the five papers, regret against communication.
+r"""The cross-paper arena: every method of the five papers, regret against communication.
 
 No paper compares all of these methods: DUETS is compared with DisKernelUCB, Async-KernelUCB with
 Approx-DisKernelUCB, FN-UCB with neural baselines, Coop-KernelUCB with independent learners, each on
@@ -16,8 +16,8 @@ Protocols
   FedLinUCB, and Coop-KernelUCB on the complete graph ``K_N`` with ``γ = 1`` and no extra delay
   (the server-equivalent network; :class:`bandits.envs.arena.CompleteGraphEnv`). Eager-KernelUCB is not
   run: on ``K_N`` with ``K_z = 1`` the clique cover has one clique, so it accepts the same messages as
-  Coop-KernelUCB and its runs are identical (``tests/test_arena.py`` checks it); issue 28 found it plotted
-  twice from the same runs.
+  Coop-KernelUCB and its runs are identical (``tests/test_arena.py`` checks it): running it would plot one
+  set of runs twice.
 * ``"async"`` (one client per step, Async-KernelUCB §3.1): Async-KernelUCB, Approx-DisKernelUCB,
   OneKernelUCB, N-KernelUCB, FedGLB-UCB, FedLinUCB, DisLinUCB (:class:`bandits.envs.arena.OneClientEnv`).
 
@@ -43,8 +43,8 @@ rounds / epochs, from its ``info()``) and, for the methods with a Nyström dicti
 Approx-DisKernelUCB), its final size ``m`` and ``Σ_k m_k``, ``Σ_k m_k²`` over the exchanges (the
 break-even rule of :mod:`bandits.experiments.arena_claims`).
 
-Tuning: one exploration grid, chosen on runs apart (issue 28)
--------------------------------------------------------------
+Tuning: one exploration grid, chosen on runs apart
+--------------------------------------------------
 Every method has an **exploration multiplier** ``g`` from one shared grid (:data:`EXPLORE`, DUETS §5's
 β grid widened below to 0.1): the UCB width of every UCB method is ``g`` times its default, DUETS'
 elimination width β = g. What ``g`` sets per method:
@@ -92,7 +92,7 @@ Coop-KernelUCB's network kernel: the arena gives the true ``K_z`` (all ones, ``k
 the arena's agents share one reward function; the MMD estimate (the paper's Sec. 3.3) is
 ``coop_kz="mmd"``.
 
-OneKernelUCB's synchronous clients: a batch rule (issue 28). With the rule of Async-KernelUCB's
+OneKernelUCB's synchronous clients: a batch rule. With the rule of Async-KernelUCB's
 OneKernelUCB (one client per step, :class:`bandits.algorithms.kernel_ucb.OneKernelUCB` ``batch="none"``)
 every agent of a synchronous round chooses with the one shared model as it was at the start of the round;
 over one finite domain the argmax is the same for all (ties are broken at random only when exact): in the
@@ -674,10 +674,10 @@ def budget_winners(res: ArenaResults, budgets=BUDGETS):
                            sort=False)
 
 
-# ------------------------------------------------------------------------------ the map (issue 28)
+# ------------------------------------------------------------------------------ the map
 #: the map's methods and their communication values (asynchronous protocol)
 #: Approx-DisKernelUCB at D = 1 only: every agent keeps its own m × m inverse between syncs, and at D = 10 on
-#: shuttle with N = 1000 those copies outgrew a 23 GiB machine (the OS killed the run at 23.2 GiB, 2026-11-28)
+#: shuttle with N = 1000 those copies outgrew a 23 GiB machine (the OS killed the run at 23.2 GiB)
 _MAP_METHODS_FULL = {"Async-KernelUCB": [0.1, 1.0, 10.0], "Approx-DisKernelUCB": [1.0], "OneKernelUCB": [0.0],
                      "N-KernelUCB": [0.0], "FedLinUCB": [0.1, 10.0], "DisLinUCB": [0.1, 10.0]}
 _MAP_METHODS_QUICK = {"Async-KernelUCB": [0.1, 10.0], "Approx-DisKernelUCB": [10.0], "OneKernelUCB": [0.0],

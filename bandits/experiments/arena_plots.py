@@ -1,4 +1,4 @@
-"""The arena's figures (issues 12 and 28): regret against communication in each of the three units.
+"""The arena's figures: regret against communication in each of the three units.
 
 Left out of the run-cache key (its name ends in ``_plots``); the run module never imports it.
 """
@@ -86,7 +86,7 @@ def plot_pareto(res: ArenaResults, protocol: str, unit: str = "scalars"):
     return fig
 
 
-# ------------------------------------------------------------------------------ the map (issue 28)
+# ------------------------------------------------------------------------------ the map
 #: the map's budgets (scalars, both directions, up to t); inf = no budget
 MAP_BUDGETS = (0.0, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, math.inf)
 

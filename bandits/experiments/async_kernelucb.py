@@ -21,13 +21,13 @@ at every step (1000 syncs in 1000 steps at T = 1000; O(T²|S|²) work, and the c
 reports is an artefact of the threshold, 31× the variance-sum trigger's at the same regret on f1,
 T = 1000). OneKernelUCB broadcasts each new point to every client ((d+1)·N scalars per step);
 selection of (γ, α) per (algorithm, environment) on tuning runs with their own seeds, by the rule
-of :func:`select_settings` (fixed before the issue-25 runs; one common γ for every kernel method of
+of :func:`select_settings` (fixed before the runs; one common γ for every kernel method of
 an environment where the tuning runs do not separate the widths). MovieLens is ml-latest-small, not ML-25M. ``device="auto"``
 runs OneKernelUCB's O(t²K) solves in torch on a GPU when one is present (numpy otherwise).
 
-Full mode (issues 8 and 25; measured costs in the README). **Tuning** (the paper's grid search, §5):
+Full mode (measured costs in the README). **Tuning** (the paper's grid search, §5):
 the whole grid on ``tune_runs = 3`` runs of ``tune_T = 2000`` steps (seeds 100+, apart from the
-reported runs; before issue 25: 2 runs of T = 1000, too few and too short to separate settings),
+reported runs; 2 runs of T = 1000 are too few and too short to separate settings),
 then :func:`select_settings`' rule, fixed before the runs: a kernel method's γ is kept only when it
 beats every other γ in a paired comparison over the tuning runs; where any kernel method's γ is
 undecided, every kernel method of that environment gets one common γ (the tuning table
@@ -35,9 +35,9 @@ undecided, every kernel method of that environment gets one common γ (the tunin
 grid point are not tuned. The selected settings run at the paper's T = 10⁴, N = 100, 10 runs, except
 ``heavy_runs``: OneKernelUCB runs 3 of the 10 on the fresh-context environments
 (:data:`HEAVY_ENVS`; its exact posterior on K = 20 fresh arms is O(t²K) a step in float64, ≈ 350 s
-of CPU a run, see the budget below; ``device="cuda"`` makes it ≈ 40 s; 5 of 10 before the issue-25
-budget; ``heavy_runs={"OneKernelUCB": 10}`` or ``{}`` runs the paper's 10, e.g. on a cluster). Approx-DisKernelUCB runs the paper's 10 runs
-everywhere since issue 25 (3 before); its sync path was made level-3 for it
+of CPU a run, see the budget below; ``device="cuda"`` makes it ≈ 40 s;
+``heavy_runs={"OneKernelUCB": 10}`` or ``{}`` runs the paper's 10, e.g. on a cluster). Approx-DisKernelUCB runs the paper's 10 runs
+everywhere; its sync path is level-3 (blocked) for it
 (:mod:`bandits.algorithms.dis_kernel_ucb`). Figure titles and claims say "n of the paper's 10
 runs" where a method has fewer, and the paired claims pair the runs both methods have (the first
 n; every run r shares environment and noise streams).
@@ -46,7 +46,7 @@ dictionary is not selected for the long runs (:func:`select_settings`: at γ_k =
 dictionaries keep 64–92 % of the points, which at T = 10⁴ needs ~70 GB for Async-KernelUCB's N
 stale factors); the tuning table keeps those results and ``selected`` says what was excluded and why.
 
-**Communication in the open** (issue 25): :func:`comm_table` gives every method's total scalars,
+**Communication in the open**: :func:`comm_table` gives every method's total scalars,
 OneKernelUCB's raw-point broadcast included ((d+1)·N a step) and each method's ratio to it, the
 dictionary size, and Async-KernelUCB's warm-up (pulls made on the prior before a client's first
 exchange: at D = 1 and k(x, x) = λ two per client, since each prior pull adds σ̃² = 1 to the
@@ -61,56 +61,54 @@ regret is 0; Async-KernelUCB's ≈ 80–93 is its warm-up (200 prior pulls × �
 regret per step), after which its regret is 0 (run 0 at full size: 80.5 of 80.5 on the prior).
 
 The threshold-sensitivity table (not a claim) uses the first ``sens_runs`` (3) runs in full mode, on
-``sens_envs`` = Magic and Mushroom, where the issue-8 run's D = 1 comparison failed (f1 left it with the
-issue-25 budget: Async-KernelUCB at D = 1/N² costs ~2.5× its D = 1 run there at T = 10⁴, measured to
-t = 4000, so f1 alone was ≈ 1 600 s of CPU of the table's ≈ 1 650; ``sens_envs=None`` runs all six, each
+``sens_envs`` = Magic and Mushroom, the two environments where a D = 1 comparison failed in a smaller
+full run (f1 is left out for its cost: Async-KernelUCB at D = 1/N² costs ~2.5× its D = 1 run there at
+T = 10⁴, measured to t = 4000, so f1 alone would be ≈ 1 600 s of CPU of the table's ≈ 1 650; ``sens_envs=None`` runs all six, each
 fresh-context environment ≈ 1 000–1 700 s of CPU more).
 Quick mode runs 3 runs (the fewest for which the claims' paired intervals are defined), with a small
 tuning (γ ∈ {0.1, 1}, α = 1, 3 runs of T = 500) and the γ/q panel at 2 runs.
 
-**Budget of full mode (issue 25, 2026-11-27).** ``make figures`` must finish on 2 cores in 12 h; this
-notebook's share was cut to ≈ 3–3.5 h (2 workers). CPU seconds (``time.process_time``, one BLAS thread,
-on the 2-core machine loaded by other jobs, so CPU and not wall time) per run at T = 10⁴, N = 100,
-measured in that session: OneKernelUCB ≈ 350 (its step's CPU time at t = 2 500–10⁴, summed over the
-fitted power law; 99 ms a step at t = 10⁴); Async-KernelUCB on f1 at γ = 1 ≈ 144 (a run stopped by
-the session's time limit had used 129 s of CPU under a profiler); Approx-DisKernelUCB on f1 ≈ 221
-(the issue-25 session). Tuning runs on f1 (T = 2000, α = 1): Async 28.9 / 3.4 / 0.4 s at
-γ = 4 / 1 / 0.1, Approx-DisKernelUCB 22.7 / 3.0 / 0.4, OneKernelUCB 4.9, NKernelUCB 0.3. Other
-environments and methods: these CPU times scaled by the issue-8 run's own wall-time ratios between
-environments (``runs.csv``, ``tuning_grid.csv``), and the issue-8 wall times themselves for the linear
-methods and NKernelUCB (code unchanged; an upper bound: that run's cores were shared). Projected CPU
-seconds, before → after the budget:
+**Budget of full mode.** ``make figures`` must finish on 2 cores in 12 h; this notebook's share is
+≈ 3–3.5 h (2 workers). CPU seconds (``time.process_time``, one BLAS thread, on the 2-core machine loaded
+by other jobs, so CPU and not wall time) per run at T = 10⁴, N = 100: OneKernelUCB ≈ 350 (its step's CPU
+time at t = 2 500–10⁴, summed over the fitted power law; 99 ms a step at t = 10⁴); Async-KernelUCB on f1
+at γ = 1 ≈ 144 (a partial run had used 129 s of CPU under a profiler); Approx-DisKernelUCB on f1 ≈ 221.
+Tuning runs on f1 (T = 2000, α = 1): Async 28.9 / 3.4 / 0.4 s at γ = 4 / 1 / 0.1, Approx-DisKernelUCB
+22.7 / 3.0 / 0.4, OneKernelUCB 4.9, NKernelUCB 0.3. Other environments and methods: these CPU times
+scaled by an earlier full run's wall-time ratios between environments, and that run's wall times
+themselves for the linear methods and NKernelUCB (an upper bound: its cores were shared). Projected
+CPU seconds:
 
-=========================================  ==================  ==================
-part                                       issue-25 code       after
-=========================================  ==================  ==================
-Figure 2, OneKernelUCB                     7 060 (5 of 10)     4 250 (3 of 10)
-Figure 2, Approx-DisKernelUCB (10 runs)    6 390               6 390
-Figure 2, Async-KernelUCB (10 runs)        3 040               2 890 (engine)
-Figure 2, the other four methods           2 050               2 050
-tuning (γ, α grid, 3 runs of T = 2000)     5 250               5 170
-  of which γ = 4 Nyström runs              ≈ 2 400             ≈ 2 350
-D-sensitivity table (3 runs)               1 660 (f1 ≈ 1 640)  ≈ 200 (Magic, Mushroom)
-γ/q panel (f1, Magic; 3 runs)              ≈ 560               ≈ 550
-total                                      ≈ 26 000 s          ≈ 21 500 s
-on 2 cores (2 workers)                     3.6 h               3.0 h (3.4 h +15 %)
-=========================================  ==================  ==================
+=========================================  ==================
+part                                       projected CPU s
+=========================================  ==================
+Figure 2, OneKernelUCB                     4 250 (3 of 10)
+Figure 2, Approx-DisKernelUCB (10 runs)    6 390
+Figure 2, Async-KernelUCB (10 runs)        2 890
+Figure 2, the other four methods           2 050
+tuning (γ, α grid, 3 runs of T = 2000)     5 170
+  of which γ = 4 Nyström runs              ≈ 2 350
+D-sensitivity table (3 runs)               ≈ 200 (Magic, Mushroom)
+γ/q panel (f1, Magic; 3 runs)              ≈ 550
+total                                      ≈ 21 500 s
+on 2 cores (2 workers)                     3.0 h (3.4 h +15 %)
+=========================================  ==================
 
-Figure 2 by environment, before → after: f1 5 550 → 4 780, f2 5 820 → 5 060, MovieLens 3 260 → 2 540,
-Yelp 3 360 → 2 660, Magic 110, Mushroom 440. "+15 %": an allowance for two workers sharing the memory
-bus (not measured). The earlier projection of 6.5–7 h scaled the issue-8 run's wall times, which other jobs inflated
-(OneKernelUCB 508–933 s a run against ≈ 350 s of CPU; Async-KernelUCB 410 s against ≈ 144 s). The
-γ/q panel assumes f1 keeps γ = 1 (then its γ = 1 points are Figure 2's cached runs; if the new tuning
-picks another γ on f1, ≈ +1 100 s). The engine change (:class:`bandits.algorithms.AsyncKernelUCB`:
-the server's m × m aggregate Ã_k is formed only when read) saves 4–15 % of Async's CPU on runs of
-T = 1 500–3 000 with the same results to the last bit (``bandits.bench.bench_async_exchange``).
-Levers left, in CPU seconds: Approx-DisKernelUCB at 5 of the paper's 10 runs on f1 and f2 (−2 500),
-OneKernelUCB with ``device="cuda"`` (≈ −3 800 with a GPU), the tuning's γ = 4 Nyström runs (≈ 2 350;
-they are excluded by rule 1 but their results are the γ/q panel's stand-ins).
+Figure 2 by environment: f1 4 780, f2 5 060, MovieLens 2 540, Yelp 2 660, Magic 110, Mushroom 440.
+"+15 %": an allowance for two workers sharing the memory bus (not measured). Wall times of runs on
+the shared machine overstate the cost (OneKernelUCB 508–933 s a run against ≈ 350 s of CPU;
+Async-KernelUCB 410 s against ≈ 144 s). The γ/q panel's f1 points at γ = 1 are Figure 2's cached runs
+when the tuning keeps γ = 1 on f1 (another γ costs ≈ +1 100 s). The server's m × m aggregate Ã_k is
+formed only when read (:class:`bandits.algorithms.AsyncKernelUCB`): 4–15 % less of Async's CPU on runs
+of T = 1 500–3 000 than forming it at every exchange, with the same results to the last bit
+(``bandits.bench.bench_async_exchange``). Levers left, in CPU seconds: Approx-DisKernelUCB at 5 of the
+paper's 10 runs on f1 and f2 (−2 500), OneKernelUCB with ``device="cuda"`` (≈ −3 800 with a GPU), the
+tuning's γ = 4 Nyström runs (≈ 2 350; they are excluded by rule 1 but their results are the γ/q
+panel's stand-ins).
 
 The claims are in :mod:`bandits.experiments.async_kernelucb_claims` and the figures in
 :mod:`bandits.experiments.async_kernelucb_plots` (both left out of the run cache's code fingerprint;
-this module imports neither). Length (≈ 630 lines, 120 of them this docstring): the parameters, tuning
+this module imports neither). Length (≈ 620 lines, 110 of them this docstring): the parameters, tuning
 rule, runs and result tables share the tasks and the thresholds stated here.
 """
 from __future__ import annotations
@@ -140,7 +138,7 @@ ENV_DIM = {"f1": 20, "f2": 20, "magic": 10, "mushroom": 117, "movielens": 20, "y
 NYSTROM_METHODS = ("Async-KernelUCB", "Approx-DisKernelUCB")
 HEAVY_ENVS = ("f1", "f2", "movielens", "yelp")  # fresh contexts every step: the kernel models grow with t
 PAPER_RUNS = 10  # "averaged over 10 runs" (§5.2 / Figure 2 of the paper)
-#: "much smaller communication cost" (§5.2), fixed before the issue-25 runs: a ratio of mean C(T) at most this
+#: "much smaller communication cost" (§5.2), fixed before the runs: a ratio of mean C(T) at most this
 MUCH_SMALLER = 0.5
 #: a panel is marked "near random play" when every method's mean R(T) is at least this share of random play's
 NEAR_RANDOM = 0.5
@@ -282,7 +280,7 @@ class Fig2Results:
 def select_settings(p: dict, runs, T: int, level: float = 0.95):
     """(γ, α) per (env, method) from the tuning grid ``runs`` (the paper's grid search, §5).
 
-    Rule, fixed before the issue-25 runs:
+    Rule, fixed before the runs:
 
     1. Feasibility at the full horizon (``max_dict_frac``, default 0.6, not in the paper): a
        Nyström setting (Async-KernelUCB, Approx-DisKernelUCB) whose tuning runs kept a dictionary
@@ -390,9 +388,9 @@ def select_settings(p: dict, runs, T: int, level: float = 0.95):
 
 def _relative_regret(at: float, best: float) -> float:
     """Rule 4's score of one method at one γ: ``min_α R(γ, α) / min_{γ,α} R``, with ``0/0`` read as 1 (the
-    method reaches its best, zero regret, at this γ too) and ``x/0`` (x > 0) as ∞. Until 2026-11-28 the
-    plain quotient gave NaN when a method's best tuning regret was 0 (OneKernelUCB on Mushroom in the
-    issue-25 run), every γ's mean score was NaN, and the grid's first γ was taken without a comparison."""
+    method reaches its best, zero regret, at this γ too) and ``x/0`` (x > 0) as ∞. The plain
+    quotient gives NaN when a method's best tuning regret is 0 (OneKernelUCB on Mushroom): every γ's mean
+    score is then NaN, and the grid's first γ would be taken without a comparison."""
     if best > 0:
         return float(at) / float(best)
     return 1.0 if at <= 0 else float("inf")

@@ -9,10 +9,10 @@ Cooperation (LinUCB), Coop-, Dist-, Eager-KernelUCB; RBF row KernelUCB, IGP-UCB,
 (IGP-UCB), Coop-, Dist-, Eager-KernelUCB. Optional ablations that are not in the paper
 (``ablations=True``, drawn dashed): Coop- and Eager-KernelUCB with the oracle ``K_z`` (Theorems 1–2 assume
 ``K_z`` known, Figure 1 estimates it: no stated guarantee covers the plotted runs), and on the RBF row Eager
-with ``σ_z = 0.5`` (with the paper's σ = 1 the RBF-row MMD estimate discriminates weakly). They are off by default in both modes
-since 2026-11-27: in full mode they are 200 of 680 runs, 1.7 h of the 5.6 h on 2 cores, and dropping
-them keeps ``make figures`` within its 12-hour budget without cutting a paper's repetitions (issue 8).
-The full-mode figure with them is kept in ``figures/coop_kernelucb/with_ablations/``.
+with ``σ_z = 0.5``. They are off by default in both modes: in full mode they add 200 runs (1.7 h on 2
+cores), and leaving them out keeps ``make figures`` within its 12-hour budget without cutting a paper's
+repetitions. A full-mode figure with them, under an earlier setting of the RBF row (rank of ``K̂_z``
+capped at 4, context laws ``ω = ρ = 0.5``), is kept in ``figures/coop_kernelucb/with_ablations/``.
 
 Choices of this package where the paper is silent (environment details in :mod:`bandits.envs.coop`):
 
@@ -27,45 +27,44 @@ Choices of this package where the paper is silent (environment details in :mod:`
   θ or z and the reward anchors: ``env_seed = rep``) and the context/noise streams; trial ``r`` of
   every method shares them (common random numbers), so the claims are paired over trials;
 * primal path (the dual form while it is cheaper, ``dual_when_smaller="auto"``), ``K̂_z`` refreshed every 10
-  rounds (full), **no rank cap** on either row (issue 29): the factor of ``K̂_z`` keeps at least ``r_max``
+  rounds (full), **no rank cap** on either row: the factor of ``K̂_z`` keeps at least ``r_max``
   (10 linear / 4 RBF) eigenpairs and is raised until every agent keeps ≥ 95 % of its own variance
   (``‖L_v‖² ≥ 0.95 W_vv``, this package's safeguard, :mod:`bandits.algorithms.coop_kz`). Every run records its ranks and the smallest
   kept own variance (``runs``: ``rank_mean``, ``rank_last``, ``rank_max``, ``min_kept_var``, ``capped``;
   :func:`rank_table`), and the implementation check ``fig1-safeguard-{row}`` asserts it held;
 * the **rank-cap ablation** (``rank_cap_ablation``, full mode 4, quick mode 0 = off): Coop, Eager and Dist
   on the RBF row with the rank of ``K̂_z`` capped at 4 (``r_limit = 4``), drawn dashed in their colours
-  beside the faithful curves and in no claim. Full mode ran this cap on the paper's curves until
-  2026-11-27 (commit 4ea2f8b: 7 of the row's claims FAILed, independent KernelUCB best on every panel);
-  it overrode the safeguard (agents kept 57–77 % of their own variance), and a cap now warns and counts
-  the agent-refreshes it cut short (``capped``);
-* the RBF row's environment (:mod:`bandits.envs.coop`, issue 29): contexts ``x = normalise(ω z_v + ξ)``
+  beside the faithful curves and in no claim. The cap overrides the safeguard (in the committed full
+  run some agents keep 66 % of their own variance: ``min_kept_var`` in ``runs.csv``), so it warns and
+  counts the agent-refreshes it cut short (``capped``); it shows what the truncation costs the
+  cooperative methods against the independent learners;
+* the RBF row's environment (:mod:`bandits.envs.coop`): contexts ``x = normalise(ω z_v + ξ)``
   with ``ω = 1`` (``omega_rbf``) and network contexts ``z_v`` spread ``ρ = 0.2`` (``rho_rbf``) around
   their cluster's mean, so that the MMD at the paper's ``σ_z = 1`` orders within-cluster pairs above
   across-cluster pairs (:func:`kz_separation`, reported per panel by
-  :func:`rank_table`); until 2026-11-27 ``ω = ρ = 0.5``, under which ``K̂_z`` was nearly constant;
+  :func:`rank_table`); with ``ω = ρ = 0.5`` ``K̂_z`` is nearly constant at ``σ_z = 1``
+  (``figures/coop_kernelucb/setting_diagnostics/kz_separation.csv``);
 * ``K_x`` (RBF row) by **Nyström features on 32 landmarks** drawn uniformly on the unit sphere
   (``features_rbf="nystroem"``, ``n_features=32``; every context of this environment is a unit
   vector; :class:`bandits.algorithms.coop_kernel_ucb.NystroemFeatures`), the MMD embedding by 128
   random Fourier features. The paper uses the exact kernel, whose primal systems are infinite.
   Measured on 400 uniform unit vectors (ℓ = 2, d = 10): mean ``|k̂ − k|`` 0.003 with 32 Nyström
-  landmarks, 0.058 with 128 RFF; ``features_rbf="rff"`` with ``n_features=128`` gives the earlier setting;
+  landmarks, 0.058 with 128 RFF; ``features_rbf="rff"`` with ``n_features=128`` uses the random features;
 * the agents' clusters (``cluster_mode``): ``"mis_star"`` (Dist-KernelUCB's stars around its centres,
   our reading of §5's clusters "given by the independent sets" of ``G_γ``; default) or ``"clique_cover"`` (Coop-KernelUCB's cliques). With Dist's stars a Dist
   centre's γ-neighbourhood holds its whole cluster while a Coop clique (≈ 10 agents on ER(200, 0.7))
-  holds part of one, which is why on the linear row's ER panel Coop's regret was 2.1× Dist's (full
-  mode, 2026-11-27);
-* full mode runs ``n_runs = 10`` of the paper's 100 trials per panel (the minimum the issue allows; the
-  figure title and every claim say how many); ``n_runs`` raises it (Dask backend on a cluster);
+  holds part of one, which is why on the linear row's ER panel Coop's regret is 2.1× Dist's in the
+  committed full run (``figures/coop_kernelucb/setting_diagnostics/linear_er_cluster_modes.csv``
+  compares the two modes);
+* full mode runs ``n_runs = 10`` of the paper's 100 trials per panel (what the 12-hour budget of
+  ``make figures`` on 2 cores allows; the figure title and every claim say how many); ``n_runs`` raises it (Dask backend on a cluster);
 * quick mode: ``V = 32``, ``T = 120`` (linear) / 100 (RBF), 4 trials, 32 Nyström landmarks, RFF 64 for
   the embedding, ``K̂_z`` every round, ``r_max = 5`` (linear), no rank-cap ablation.
 
-Cost. The linear row, measured by the full run of 2026-11-27 (commit a113f81, 2 workers): 320 runs,
-17 162 s of run wall time, ≈ 2.4 h on 2 cores (Eager 121–260 s per run, Dist 57–88 s, the independent
-baselines 10–14 s). The RBF row at the new ranks, measured 2026-11-27 (V = 200, T = 1000, CPU seconds per
-run): Eager 112 s (ER) / 130 s (as-733), Dist 43 / 58 s, Coop 10 / 82 s, no more than the capped run's
-(13 057 s for its 240 runs). Full mode with the ablation's 120 runs, measured (issue 29's re-run of
-2026-11-27, 600 runs, 2 workers): 22 708 s of run wall time, 3.2 h on 2 cores (linear row 8 507 s, RBF row
-14 202 s, of which the ablation 5 031 s; ``figures/coop_kernelucb/NOTE.md``).
+Cost. Full mode with the rank-cap ablation's 120 runs (600 runs, 2 workers): 22 708 s of run wall time,
+3.2 h on 2 cores (linear row 8 507 s, RBF row 14 202 s, of which the ablation 5 031 s; every run's wall
+time is in ``figures/coop_kernelucb/runs.csv``). On the RBF row without a cap, CPU seconds per run
+(V = 200, T = 1000): Eager 112 s (ER) / 130 s (as-733), Dist 43 / 58 s, Coop 10 / 82 s.
 """
 from __future__ import annotations
 
@@ -88,9 +87,9 @@ GRAPH_TITLES = {"er": "Erdős–Rényi (p = 0.7)", "ego-facebook": "ego-Facebook
 ORACLE = "Eager-KernelUCB (oracle K_z)"
 ORACLE_COOP = "Coop-KernelUCB (oracle K_z)"
 SIGMA_VARIANT = "Eager-KernelUCB (σ_z = {:g})"
-#: the rank-cap ablation of the RBF row (issue 29): the cooperative methods with ``r_limit = k``
+#: the rank-cap ablation of the RBF row: the cooperative methods with ``r_limit = k``
 CAP_LABEL = "{} (rank ≤ {})"
-#: the cap of the ablation: the full-mode setting until 2026-11-27
+#: the cap of the ablation: the RBF row's ``r_max``, the smallest rank its factor of ``K̂_z`` keeps
 RANK_CAP_ABLATION = 4
 #: label -> (algorithm, extra params) per row; the two oracle curves are an ablation of this package
 ROW_METHODS = {
@@ -189,7 +188,7 @@ def env_spec(p: dict, row: str, graph: str) -> dict:
             "graph_seed": p["graph_seed"], "min_clusters": p["min_clusters"]}
     if p.get("cluster_mode", "mis_star") != "mis_star":
         spec["cluster_mode"] = p["cluster_mode"]
-    if row == "rbf":  # the agents' context laws and z spread (issue 29; bandits.envs.coop)
+    if row == "rbf":  # the agents' context laws and z spread (bandits.envs.coop)
         spec.update(omega=float(p.get("omega_rbf", 1.0)), rho=float(p.get("rho_rbf", 0.2)))
     return spec
 
@@ -260,7 +259,7 @@ def run_fig1(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cac
         run_rows.append({**lab, "R_T": R[-1], "wall_time": res["meta"]["wall_time"],
                          "comm_scalars": float(np.sum(res["arrays"]["comm_up"]) + np.sum(res["arrays"]["comm_down"])),
                          "accepted_deliveries": info.get("accepted_deliveries"),
-                         # the truncation of K̂_z (issue 29): mean rank over refreshes and at the last one,
+                         # the truncation of K̂_z: mean rank over refreshes and at the last one,
                          # the smallest kept own variance ‖L_v‖²/W_vv, and the agent-refreshes a cap cut short
                          "rank_mean": info.get("rank_mean"), "rank_max": info.get("rank_max"),
                          "rank_last": info.get("rank_last"), "min_kept_var": info.get("min_Lv2"),

@@ -16,12 +16,12 @@ check, never evidence); reading B lets every agent size its own batch (FC) or ru
 schedule (FB) as if alone, sharing the data (:class:`~bandits.algorithms.cope_kb.CoKernelIndAlloc`,
 :class:`~bandits.algorithms.cope_kb.CoKernelFBIndAlloc`).
 
-Claims (issue 27): ``kind="paper"`` for statements of the paper that the runs can contradict
+Claims: ``kind="paper"`` for statements of the paper that the runs can contradict
 (Figure 2 "best", IndRAGE the best single-agent adaption, Figure 3 "lower error" and "closer and
 closer" to IndPeaceFB with the rank-V level tested, Theorem 1's δ, Theorem 2's V-fold exponent);
 ``kind="implementation"`` for what holds by construction here (Figure 2(a)–(c) and the speedup
 ordering: the ratio is g/V because ρ* scales with rank(K_Z) under one sample-size formula; C1,
-C2, C3, C4, C6). Thresholds are written in each check and were fixed before the full re-run.
+C2, C3, C4, C6). Thresholds are written in each check and were fixed before the full-mode run.
 
 Choices where the paper (§6, App. A) is silent, made by this package: the Δ grid {0.1, …, 0.8}; the T grid
 {7k, 15k, 30k, 60k, 100k, 200k, 300k}; Δ_min = 0.02 for Figure 3; N(0, 1) noise; ξ = 1e-6;

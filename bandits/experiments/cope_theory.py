@@ -1,4 +1,4 @@
-r"""CoPE-KB theorem checks left out of the first pass (issue 13): C7 (the three bounds of
+r"""CoPE-KB theorem checks beside the figures' (:mod:`bandits.experiments.cope_kb`): C7 (the three bounds of
 Corollary 1), C9 (a nonlinear RKHS instance) and Peace's Gaussian-width complexity beside the ω
 proxy (Peace is the baseline IndPeaceFB of App. A, after Katz-Samuels et al., 2020; the CoPE-KB
 paper does not restate its complexity).

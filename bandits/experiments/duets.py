@@ -39,13 +39,13 @@ FIG1_FUNCTIONS = ("h1", "h2", "branin", "hartmann4")
 BASE_METHODS = ("DUETS", "DisKernelUCB", "ApproxDisKernelUCB", "N-KernelUCB")
 VARIANTS = ("DUETS [code p_j]", "DUETS [code trim]")
 
-# full: the paper's 5 runs for the claims, plus 2 that tune β (issue 23: tuning on runs apart from the tested ones)
+# full: the paper's 5 runs for the claims, plus 2 that tune β (tuning on runs apart from the tested ones, so that picking the best β does not bias the claims)
 _FULL = dict(N=10, T=50, M=2000, n_runs=7, tune_runs=2, betas=[0.2, 0.5, 1.0, 2.0, 5.0],
              functions=list(FIG1_FUNCTIONS), methods=list(BASE_METHODS) + list(VARIANTS),
              noise_std=0.2, lam=0.2, env_seed=0, T1=2, p0=10.0, code_p0=4.0,
              D_dis=10.0, D_approx=20.0, qbar=4.0)
 # quick: the paper's N, T and T_1; fewer candidates (a choice of this package, for speed); 5 runs as in full mode, so that 3 remain
-# for the claims once 2 have tuned β (issue 23)
+# for the claims once 2 have tuned β
 _QUICK = dict(_FULL, M=500, n_runs=5)
 
 

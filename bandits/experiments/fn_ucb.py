@@ -69,18 +69,15 @@ long run", only UCB_b "quickly learns") are reported INCONCLUSIVE with their num
 figures (e.g. 1a's N = 2 run is 1c's and 3's Less Comm. run) are computed once. The figure groups are
 a parameter (``figures``), so a notebook can run a subset or, in full mode, everything.
 
-Measured after issue 24 (both trainings beside 1a and 1d; ``bandits.report refresh-notebook`` of this
-notebook and ``fn_ucb_theory`` together, empty cache for the changed runs, ``n_jobs=2``, load ≈ 13):
-235 s of CPU (user) for 12.7 min of wall time, i.e. ≈ 2 minutes on two free cores for both notebooks.
-Before it (papermill, empty run cache, ``n_jobs=2``, on a 2-core machine shared with other jobs, load
-≈ 14–16): quick mode, 105 runs, **195 s of CPU** (user + sys, workers included) for a wall time of
-896 s; on two free cores that is ≈ 100 s of runs plus ≈ 20 s of kernel start, plots and claims. Full
-mode (318 runs, 669 agent-runs) was not run; a per-category cost model ``L·T + Q·min(T, 2000)²`` per
-agent (L the per-step linear algebra, Q the quadratic cost of retraining on all local data each round,
-both fitted to runs at T = 400–1000 on the same machine) gives ≈ 3.6 CPU-hours, i.e. ≈ 1.8 h on 2 cores
-(range ≈ 1.8–2.7 h given the contended measurements), dominated by shuttle with full 1301 × 1301
-matrices (Figs. 2a, 5: ≈ 0.9 CPU-h), cosine/square (≈ 1.3 CPU-h), shuttle diag m = 50 (≈ 0.5 CPU-h)
-and the kernel baselines of Fig. 4 (≈ 0.4 CPU-h).
+Cost, measured (``n_jobs=2``, on a 2-core machine shared with other jobs): quick mode with both
+trainings beside 1a and 1d, this notebook and ``fn_ucb_theory`` together on an empty cache, 235 s of
+CPU (user) for 12.7 min of wall time at load ≈ 13, i.e. ≈ 2 minutes on two free cores for both
+notebooks; full mode 1 h 30 min of wall time (the runs' own wall times sum to 13 229 s:
+``figures/fn_ucb/runs.csv``). A per-category cost model ``L·T + Q·min(T, 2000)²`` per agent (L the
+per-step linear algebra, Q the quadratic cost of retraining on all local data each round, both fitted
+to runs at T = 400–1000 on the same machine) says where full mode's time goes: shuttle with full
+1301 × 1301 matrices (Figs. 2a, 5), then cosine/square, shuttle diag m = 50 and the kernel baselines
+of Fig. 4.
 
 Diverged runs (full mode). With the official code's network (N(0,1) weights and biases, m = 20 or 50),
 lr = 0.01 and 30 full-batch steps on the mean loss, training overflows within the first iterations when an
@@ -100,7 +97,7 @@ network's prediction differences, so FN-UCB (full) and FN-UCB (Less Comm.) make 
 every quick run (R̄(T) equal to the last digit; with ν_TK = 10 they differ). The Fig. 3 claim's PASS
 (ratio 1 [1, 1]) is therefore "identical", which is stronger than, and explains, "very similar".
 
-Layout (issue 22): this module holds the parameters, the curves and the runs, and enters the run cache's code
+Layout: this module holds the parameters, the curves and the runs, and enters the run cache's code
 fingerprint; the claims and the table of released numbers are in :mod:`bandits.experiments.fn_ucb_claims`, the
 figures in :mod:`bandits.experiments.fn_ucb_plots` (both left out of the fingerprint; this module imports neither).
 """

@@ -56,13 +56,13 @@ Checks and claims (thresholds fixed here before any result was looked at; a FAIL
     ``C_T ≤ 2γ̂(N + 4β/D)·(3(|S_B|² + |S_B|) + d|S_B|)``.
 * **C5 — §5.2's headline** ("much smaller communication cost ... comparable or even better
   regret than Approx-DisKernelUCB"). Async over ``c5_q × c5_D``; Approx-DisKernelUCB with Figure 2's
-  trigger (issue 25: the variance sum ``Σ_{s∈ΔD_n} σ̃²_last(x_s) > D``, q̄ = q) over
-  ``D ∈ c5_approx_D`` (before issue 25: the log-det trigger with ``D_sync = c·T/(N d log T)``, which
-  the Figure 2 module calls an artefact). Points are means over the runs (column ``c`` holds
+  trigger (the variance sum ``Σ_{s∈ΔD_n} σ̃²_last(x_s) > D``, q̄ = q) over
+  ``D ∈ c5_approx_D`` (not the log-det trigger with ``D_sync = c·T/(N d log T)``, whose communication the
+  Figure 2 module shows to be an artefact of its threshold). Points are means over the runs (column ``c`` holds
   Approx's threshold).
   - ``C5-tradeoff``: for **every** Approx point (q̄, D) there is an Async point with the same q whose
     mean regret is ≤ 1.2 × the Approx point's and whose mean ``C_T`` is **much smaller**: ratio of
-    means < 0.5 (``async_kernelucb.MUCH_SMALLER``, fixed before the issue-25 runs; before: < 1).
+    means < 0.5 (``async_kernelucb.MUCH_SMALLER``, fixed before the runs).
     The value reports, per Approx point, the cheapest such Async point's cost ratio.
   OneKernelUCB / NKernelUCB end points (``references``) are drawn, not thresholded.
 * **C6 — scaling with N** (Theorem 4.5: B ≤ 2γ(N + 4βN²) at D = 1/N²). Async (q = ``c4_q``)
@@ -75,7 +75,7 @@ Checks and claims (thresholds fixed here before any result was looked at; a FAIL
   - ``C7-sublinear``: for every D of ``c7_D`` the log–log slope of mean R_T vs T is < 1.
   - ``C7-vs-NKernelUCB``: Async's slope at the smallest D is below NKernelUCB's.
 
-* **C2, C3, C8, C9, C10** (issue 13; :func:`run_extra`, :func:`extra_claims`, in the same modules as
+* **C2, C3, C8, C9, C10** (:func:`run_extra`, :func:`extra_claims`, in the same modules as
   C1, C4–C7; T = ``extra_T``,
   ``extra_runs`` runs, D = 1, q = ``c4_q`` unless stated):
   - ``C2-eps-shrinks`` (Lemma 4.1): ε̂ (Lemma 4.1's ε-accuracy measured on the uploaded data; weights q_s/p_s of the RLS draws, recorded

@@ -115,7 +115,7 @@ before E2 were estimated at ≈ 5 CPU-minutes; measured single runs give E12 ≈
 E14 ≈ 8 s per run index (m = 512: 4.8 s), E8 ≈ 2 s per run: ≈ 14 CPU-minutes in all, ≈ 7 minutes
 on 2 free cores.
 
-Layout (issue 22, split by concern as :mod:`bandits.experiments.async_theory`): :mod:`.setting`
+Layout (split by concern as :mod:`bandits.experiments.async_theory`): :mod:`.setting`
 (parameters, configurations, the runs each check needs), :mod:`.runs` (the run cells and observers,
 :func:`run_theory`), :mod:`.maths` (the checks' pure functions), :mod:`.claims` (:func:`~.claims.theory_claims`),
 :mod:`.plots` (:func:`~.plots.plot_rounds`, :func:`~.plots.plot_regret`, :func:`~.plots.plot_more`). The public
