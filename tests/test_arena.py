@@ -1,4 +1,4 @@
-"""The cross-paper arena (issue 12): adapters, coverage, fronts, and every method's ledger against its own
+"""The cross-paper arena: adapters, coverage, fronts, and every method's ledger against its own
 paper's accounting after a few steps of each protocol it supports."""
 from __future__ import annotations
 
@@ -335,8 +335,6 @@ def test_arena_claims_are_hypotheses_tested_without_picking_and_count_failures()
     assert any("1 of 4 runs diverged" in d for d in front.detail)
 
 
-@pytest.mark.skip(reason="figures/arena predate issue 28 (tuning, claims, units); the full-mode re-run is pending "
-                         "and tools/recompute_claims.py's arena loader still calls arena.arena_claims")
 def test_committed_claims_match_a_recompute_from_the_committed_runs():
     """figures/arena/claims.json was written by tools/recompute_claims.py from results.csv."""
     import json
@@ -352,7 +350,7 @@ def test_committed_claims_match_a_recompute_from_the_committed_runs():
     assert {c["id"]: c["verdict"] for c in committed["claims"]} == {c.id: c.verdict for c in claims}
 
 
-# ------------------------------------------------------------------------------ issue 28
+# ------------------------------------------------------------------------------ tuning, units, batch rule, the map
 def test_one_exploration_grid_tuned_on_runs_apart_and_each_method_once():
     p = _params(n_runs=2)
     tune, tl = ar.arena_tasks(p, "tune")
@@ -407,7 +405,7 @@ def test_every_method_scales_its_exploration_by_g():
 
 
 def test_fedlinucb_threshold_varies_over_its_grid():
-    """Its five values must give different exchange counts (issue 28: c/N² fired at every step)."""
+    """Its five values must give different exchange counts (a threshold of c/N² fires at every step)."""
     counts = []
     for D in ar._GRIDS_FULL["FedLinUCB"]:
         pol, led, _ = _run("FedLinUCB", "async", "f1", D, 10, 200)

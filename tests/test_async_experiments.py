@@ -90,10 +90,10 @@ def test_threshold_sensitivity_tiny(tmp_path):
 def test_full_mode_budget_parameters():
     full = ex.async_params("full", device="cpu")
     assert full["tune_T"] == 2000 and full["tune_runs"] == 3 and full["n_runs"] == ex.PAPER_RUNS == 10
-    assert ex.method_runs(full, "f1", "Approx-DisKernelUCB") == 10  # issue 25: the paper's 10 everywhere
+    assert ex.method_runs(full, "f1", "Approx-DisKernelUCB") == 10  # the paper's 10 everywhere
     assert ex.method_runs(full, "magic", "Approx-DisKernelUCB") == 10  # fixed arms: cheap, all runs
     assert ex.method_runs(full, "f1", "Async-KernelUCB") == 10
-    assert ex.method_runs(full, "yelp", "OneKernelUCB") == 3  # the issue-25 budget: 3 of the paper's 10
+    assert ex.method_runs(full, "yelp", "OneKernelUCB") == 3  # full mode's budget: 3 of the paper's 10
     assert ex.method_runs(ex.async_params("full", heavy_runs={}, device="cpu"), "yelp", "OneKernelUCB") == 10
     assert ex.method_runs(full, "mushroom", "OneKernelUCB") == 10
     assert ex.method_runs(ex.async_params("full", heavy_runs={}, device="cpu"), "yelp", "Approx-DisKernelUCB") == 10
@@ -192,7 +192,7 @@ def test_select_settings_rule_decided_and_common_gamma():
 
 
 def test_select_settings_common_gamma_with_a_zero_regret_method():
-    """Rule 4 with a method whose best tuning regret is 0 (OneKernelUCB on Mushroom in the issue-25 run):
+    """Rule 4 with a method whose best tuning regret is 0 (OneKernelUCB on Mushroom):
     its 0/0 counts as 1 and a positive regret over 0 as ∞, so the other methods decide; the plain quotient
     made every score NaN and took the grid's first γ."""
     p = ex.async_params("full", device="cpu", max_dict_frac=None)

@@ -253,7 +253,7 @@ def test_trigger_fires_exactly_when_running_sum_exceeds_D():
 
 
 def test_prior_pulls_are_recorded_two_per_client_at_D1():
-    """Issue 25: the warm-up. With k(x, x) = λ = 1 and D = 1 a client's trigger sum is 1 after its
+    """The warm-up. With k(x, x) = λ = 1 and D = 1 a client's trigger sum is 1 after its
     first pull (no exchange: the trigger is strict) and 2 after its second, so each client makes
     exactly two pulls on the prior, and ``info()["prior_steps"]`` lists them."""
     env = make_env({"name": "f1", "kind": "contextual", "K": 5, "noise_std": 0.1, "schedule": "uniform"}, 0)
@@ -432,7 +432,7 @@ def test_updated_factor_equals_refactorisation_in_a_run(monkeypatch):
 
 
 def test_lazy_server_aggregate_is_the_eager_one_to_the_bit():
-    """The server's Ã_k is formed only when read (issue-25 budget change): a run that reads it after every
+    """The server's Ã_k is formed only when read: a run that reads it after every
     exchange (the eager merge of Eq. 5) and one that never does make the same choices, send the same
     scalars, and end with the same Ã and b, bit for bit; the factor's rank-k path is taken (small
     chol_update_min_m) and so is its refactorisation fallback (a rank above chol_update_max_rank)."""

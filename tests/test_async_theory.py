@@ -63,7 +63,7 @@ def test_claims_ids_and_types(tiny):
         assert isinstance(c, Claim)
         assert isinstance(c.passed, bool)
         assert isinstance(c.value, str) and c.value
-        assert c.source  # issue 25: every claim names where the paper makes it
+        assert c.source  # every claim names where the paper makes it
     kind = {c.id: c.kind for c in claims}
     assert kind["C6-B-slope"] == kind["C1-size-bound"] == kind["C4-B-bound"] == "implementation"
     assert kind["C5-tradeoff"] == kind["C7-sublinear"] == "paper"
@@ -72,7 +72,7 @@ def test_claims_ids_and_types(tiny):
 
 
 def test_c5_runs_approx_with_figure2_trigger():
-    """Issue 25: C5's Approx-DisKernelUCB uses Figure 2's variance-sum trigger, its D from c5_approx_D."""
+    """C5's Approx-DisKernelUCB uses Figure 2's variance-sum trigger, its D from c5_approx_D."""
     p = at.theory_params("quick", **TINY)
     cfgs = [cfg for lab, cfg in at_runs._tasks(p, ["C5"]) if lab["method"] == at.APPROX]
     assert cfgs and all(c["params"]["trigger"] == "var_sum" and c["params"]["D"] == 1.0 for c in cfgs)
@@ -197,7 +197,7 @@ def test_modes_differ_and_defaults_validate():
     assert math.isclose(at.resolve_D(f["c4_D"][0], f["N"]), 1 / f["N"] ** 2)
 
 
-# ---------------------------------------------------------------- C2, C3, C8, C9, C10 (issue 13)
+# ---------------------------------------------------------------- C2, C3, C8, C9, C10
 EXTRA = dict(N=4, extra_T=60, extra_runs=3, c2_q=[0.5, 2.0], c2_q_theory=False, c3_runs=1, c8_D=[0.5, 2.0],
              c10_runs=3, c10_approx_runs=1, c9_centres=5)
 
@@ -279,8 +279,8 @@ def test_extra_parameter_errors():
 
 
 def test_theory_package_imports_in_one_direction():
-    """setting <- maths <- runs <- claims <- plots: a module imports only the ones before it (issue 22:
-    no circle, no module ``__getattr__``)."""
+    """setting <- maths <- runs <- claims <- plots: a module imports only the ones before it (no
+    circle, no module ``__getattr__``)."""
     import ast
     from pathlib import Path
 

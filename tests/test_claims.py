@@ -48,7 +48,7 @@ def test_verdict_rule_and_sides():
     assert C.verdict(-2, -1, "<") == "PASS"
     assert C.verdict(1, 2, "<") == "FAIL"
     assert C.verdict(-1, 1, "<") == "INCONCLUSIVE"
-    # ties do not pass an inequality (issue 23): an interval touching the threshold is INCONCLUSIVE
+    # ties do not pass an inequality: an interval touching the threshold is INCONCLUSIVE
     assert C.verdict(-1, 0, "<") == "INCONCLUSIVE" and C.verdict(-1, 0, "<=") == "INCONCLUSIVE"
     assert C.verdict(0, 0, "<=") == "INCONCLUSIVE" and C.verdict(0, 0, "<") == "FAIL"
     assert C.verdict(0, 0, ">=") == "INCONCLUSIVE" and C.verdict(0.5, 1, "<=") == "FAIL"
@@ -448,7 +448,7 @@ def test_combine_picks_the_weakest_pass_across_kinds():
     assert C.combine([e1, e2]).effect == pytest.approx(e2.effect)
 
 
-# ------------------------------------------------------------------------------ issue 23: calibrated defaults
+# ------------------------------------------------------------------------------ calibrated defaults
 def test_method_none_is_the_calibrated_default():
     a, b = _runs(-1.0, n=6, noise=2.0, seed=7)
     r = C.compare_paired(a, b, method=None)
@@ -556,7 +556,7 @@ def test_null_pass_rate_and_power_table_are_reproducible():
 
 
 def test_every_committed_claim_has_a_kind_and_every_non_pass_a_cause():
-    """Issue 23: every figures/**/claims.json labels each claim (paper claim or implementation check) and gives
+    """Every figures/**/claims.json labels each claim (paper claim or implementation check) and gives
     each FAIL / INCONCLUSIVE a cause, archived and superseded runs included."""
     from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Calibration of bandits.claims (issue 23): with no true effect, a one-sided claim decided by a
+"""Calibration of bandits.claims: with no true effect, a one-sided claim decided by a
 two-sided 95 % interval may PASS at most 2.5 % of the time, at every run count a committed claim
 uses, for normal and heavy-tailed nulls. The nulls are simulated through the public functions
 (:func:`bandits.claims.null_pass_rate`), with fixed seeds (the rates are deterministic).

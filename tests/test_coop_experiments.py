@@ -31,7 +31,7 @@ def test_ablations_are_opt_in():
         caps = {E.CAP_LABEL.format(m, 4) for m in E.COOPERATIVE} if mode == "full" else set()
         assert set(E.row_methods(p, "linear")) == set(E.PAPER_METHODS["linear"])
         assert set(E.row_methods(p, "rbf")) == set(E.PAPER_METHODS["rbf"]) | caps  # ... and full mode's cap ablation
-        assert p["r_limit_rbf"] is None and p["r_limit"] is None  # no cap on the paper's curves (issue 29)
+        assert p["r_limit_rbf"] is None and p["r_limit"] is None  # no cap on the paper's curves
     a = E.fig1_params("full", ablations=True)
     assert a["oracle"] is True and a["sigma_z_variant"] == E.SIGMA_Z_ABLATION
     assert E.fig1_params("full", ablations=True, sigma_z_variant=0.25)["sigma_z_variant"] == 0.25

@@ -485,7 +485,7 @@ def test_arm_features_for_every_agent_at_once(net6):
         pol._phi_arms(Arms(X[:5], shared=False))
 
 
-# ---------------------------------------------------------------------------------- issue 29
+# ---------------------------------------------------------------------------------- the rank safeguard and caps
 @pytest.mark.parametrize("name", ["Coop-KernelUCB", "Eager-KernelUCB", "Dist-KernelUCB"])
 def test_safeguard_holds_in_every_model_unless_a_cap_is_asked_for(net6, name):
     """No rank cap by default: at every refresh of K̂_z (MMD, from round 1) every agent keeps ≥ 95 % of

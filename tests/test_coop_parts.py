@@ -1,4 +1,4 @@
-"""The parts of the Coop-KernelUCB engine (issue 22): settings, feature maps, env wiring, layout."""
+"""The parts of the Coop-KernelUCB engine: settings, feature maps, env wiring, layout."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,4 +1,4 @@
-"""Coop-KernelUCB's engine speed-ups give the models of the reference computation (issue 29, "speed").
+"""Coop-KernelUCB's engine speed-ups give the models of the reference computation.
 
 The eigenpairs of ``K̂_z`` are computed on each group's active block and only as many as the factor can
 use (:func:`bandits.algorithms.coop_kz._group_eigh`, with a full recomputation when a group's safeguard

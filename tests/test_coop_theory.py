@@ -126,7 +126,7 @@ def test_tiny_run_claims_and_plot(tmp_path):
     by = {c.id: c for c in claims}
     # deterministic checks: message counts on a path by hand, and K_z = I makes Coop independent LinUCB
     assert by["C10-communication"].verdict == "PASS"
-    # issue 29: identities and bookkeeping are implementation checks; every claim says where the paper says it
+    # identities and bookkeeping are implementation checks; every claim says where the paper says it
     impl = {c.id for c in claims if c.kind == "implementation"}
     assert impl == {"C4-full-rank-is-independent", "C10-communication"}
     assert all(c.source and c.quote == "paraphrase" for c in claims)

@@ -1,4 +1,4 @@
-"""CoPE-KB theory checks of issue 13: C7 (Corollary 1), Peace's Gaussian width, C9."""
+"""CoPE-KB theory checks: C7 (Corollary 1), Peace's Gaussian width, C9."""
 import math
 
 import numpy as np

@@ -1,5 +1,5 @@
-"""CUDA paths against their CPU references (issue 8: "GPU where there is one"; issue 10: "the same seed gives
-the same numbers twice, on CPU (and on CUDA when present)").
+"""CUDA paths against their CPU references: the package runs on a GPU where there is one, and the same seed
+gives the same numbers twice, on CPU (and on CUDA when present).
 
 Every test here skips without a CUDA device: CI has none, and CPU stays the tested default. They run on a
 machine with a GPU (``pytest tests/test_cuda.py``). Float64 on both sides, so the tolerances are round-off

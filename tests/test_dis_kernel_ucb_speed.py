@@ -35,7 +35,7 @@ def _out_of_place_downdate(self, n, u, den):
 
 
 def _reference_history_s2(self):
-    """Before issue 25: the quadratic form through the explicit inverse, ``Σ (Z A⁻¹) ∘ Z``."""
+    """The reference: the quadratic form through the explicit inverse, ``Σ (Z A⁻¹) ∘ Z``."""
     nh = self._nh
     if self.finite:
         return self.s2_last[self._hI[:nh]]
@@ -43,7 +43,7 @@ def _reference_history_s2(self):
 
 
 def _reference_sync(self, t):
-    """The sync path before issue 25 (row-by-row dictionary, a fresh feature buffer, ``np.linalg.inv``)."""
+    """The reference sync path (row-by-row dictionary, a fresh feature buffer, ``np.linalg.inv``)."""
     from bandits.comm import SERVER
     from bandits.estimators import NystromDictionary
 
@@ -129,8 +129,8 @@ def test_fast_path_matches_direct_computation(monkeypatch, trigger, direct):
 @pytest.mark.parametrize("trigger", ["var_sum", "dislinucb_logdet"])
 @pytest.mark.parametrize("env", ["f1", "f2"])
 def test_level3_sync_path_gives_the_old_runs(monkeypatch, trigger, env):
-    """Issue 25: the sync path's LAPACK dictionary, Cholesky inverse and triangular-solve sampling
-    give the runs of the pre-issue-25 code (same choices, communication, syncs and dictionaries)."""
+    """The sync path's LAPACK dictionary, Cholesky inverse and triangular-solve sampling give the runs of
+    the reference path (same choices, communication, syncs and dictionaries)."""
     cfg = dict(CFG, N=10, T=300, env=dict(CFG["env"], name=env), params=dict(CFG["params"], trigger=trigger))
     fast = run_cell(cfg, 5, 0)
     with monkeypatch.context() as m:

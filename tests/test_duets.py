@@ -159,7 +159,7 @@ def test_beta_is_tuned_on_runs_disjoint_from_the_tested_one():
 
 
 def test_leave_one_run_out_tuning_is_not_calibrated_but_a_split_is():
-    """Why a fixed split (issue 23): with no true difference anywhere, picking each method's best of 5
+    """Why a fixed split: with no true difference anywhere, picking each method's best of 5
     settings for every run on the other runs (leave-one-run-out) makes the paired t-test PASS far more
     than 2.5 % of one-sided claims (the per-run differences become dependent); a fixed tuning split
     does not."""

@@ -470,7 +470,7 @@ def test_divergence_advice_names_the_loss_actually_used():
     assert "summed loss" in TrainConfig(objective="official", loss_reduction="sum").divergence_advice()
 
 
-# ------------------------------------------------------------------ the two trainings (issue 24)
+# ------------------------------------------------------------------ the two trainings
 def test_default_training_is_app_e_text_own_prev():
     """App. E: each agent warm-starts from its own last parameters, 30 steps of lr 0.01, stops after 2000."""
     pol = FNUCB(2, 10, D_IN, np.random.SeedSequence(0), CommLedger(2, 10), width=6, device="cpu")
@@ -510,7 +510,7 @@ def test_fedavg_budget_equals_fedavg_with_more_steps():
 
 
 def test_official_regression_n5_d5_rounds_and_regret():
-    """The official code's behaviour (issue 24): N = 5, D = 5 on the code's cosine environment, its training
+    """The official code's behaviour: N = 5, D = 5 on the code's cosine environment, its training
     (official_shared, official_train_subset): the paper's Fig. 1d reports 348.0 rounds; the official code run
     side by side gave 348 rounds and R̄(5000) = 73. Here ≈ 350 rounds (±10 %) and R̄(5000) in the tens, not the
     hundreds, in each of 3 seeds (≈ 5–7 s of CPU per run)."""

@@ -1,4 +1,4 @@
-"""The user's side of running notebooks (issue 26): inputs checked before the work, through make and
+"""The user's side of running notebooks: inputs checked before the work, through make and
 through papermill; progress and no noise (tools/pmrun.py); no process left behind by a killed run;
 ``make lab`` as root.
 

@@ -1,4 +1,4 @@
-"""One name per method (issue 22): every registered method has one registry name and one display label
+"""One name per method: every registered method has one registry name and one display label
 (bandits.algorithms.LABELS, label, name_of), and every display name the experiments use in their method tables
 resolves to exactly one registered algorithm, the one the experiment itself runs for it (read over the
 experiments' own tables and name-to-algorithm functions; nothing here changes them)."""

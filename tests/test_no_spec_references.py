@@ -1,4 +1,4 @@
-"""No reference to the implementation specs in the package, the notebooks or the docs (issue 22).
+"""No reference to the implementation specs in the package, the notebooks or the docs.
 
 The specs (``/work/shared/specs/*.md``) were a reading aid while this package was written; they are not
 part of the repository, so a reader cannot follow "spec §2.3". Docstrings, comments, notebooks and docs
@@ -46,7 +46,7 @@ SPEC_REF = re.compile(r"""
 
 #: Files still being converted (path: number of references when this test was written). Remove an
 #: entry once its file is converted; the test fails when a listed file has none left.
-ALLOW: dict[str, int] = {}  # empty since FN-UCB's full-mode re-run replaced the last superseded claims (2026-11-27)
+ALLOW: dict[str, int] = {}
 
 SCOPE = ("bandits", "notebooks", "docs", "README.md", "CLAIMS.md")
 GENERATED = ("docs/_gen/", "docs/_build/")

@@ -99,7 +99,7 @@ def test_convention_parameters_and_claims_cell(name):
 def test_papermill_parses_every_parameter(name, caplog):
     """papermill's own parser (``--help-notebook``, unknown-parameter warnings) finds every name of the
     parameters cell, without "Unable to parse line" (an '=' inside a comment breaks its parser), and the
-    validation call checks the datasets the notebook declares (issue 26)."""
+    validation call checks the datasets the notebook declares."""
     from papermill.translators import PythonTranslator
 
     nb = jupytext.read(NB_DIR / f"{name}.py")

@@ -1,4 +1,4 @@
-"""OneKernelUCB's batch rule (issue 28): ``batch="fantasy"`` conditions each client's variance on the step's
+"""OneKernelUCB's batch rule: ``batch="fantasy"`` conditions each client's variance on the step's
 earlier choices (GP-BUCB, :class:`bandits.algorithms.kernel_ucb.PendingQueries`).
 
 Checked: the conditioned variance equals the exact posterior variance computed from scratch on data ∪

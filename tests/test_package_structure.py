@@ -1,4 +1,4 @@
-"""The package's shape (issue 22): no import cycle among its modules, no module over ~800 lines without a
+"""The package's shape: no import cycle among its modules, no module over ~800 lines without a
 reason written at its top, every notebook a registered experiment, and the run code never importing the
 claims and plots code that the run cache's key leaves out."""
 from __future__ import annotations
@@ -97,8 +97,8 @@ def test_every_notebook_has_a_registered_experiment():
 # ------------------------------------------------------------------ claims and plots outside the run cache's key
 #: Modules the fingerprint covers that may still import claims or plots code while they are being split
 #: (their claims and plots into ``<name>_claims.py`` / ``<name>_plots.py``, ``<pkg>/claims.py`` /
-#: ``<pkg>/plots.py``): ``{"experiments/<name>.py": "who splits it"}``. Empty since 2026-11-27 (issue 22:
-#: every experiment split); an entry that no longer imports anything left out is reported (a warning) so
+#: ``<pkg>/plots.py``): ``{"experiments/<name>.py": "who splits it"}``. Empty: every experiment
+#: is split; an entry that no longer imports anything left out is reported (a warning) so
 #: that it is removed.
 SPLIT_PENDING: dict[str, str] = {}
 
@@ -129,7 +129,7 @@ def test_run_code_never_imports_claims_or_plots_code():
     """No module the run cache's code fingerprint covers (:func:`bandits.runner.in_runs`) imports one it
     leaves out (claims, plots, bandits.claims, bandits.plotting, the notebooks' helpers, reports, benchmarks),
     not even lazily in a function or as a package ``__init__``'s re-export: else a run could depend on code
-    outside its cache key, and a claim's edit could change a cached run's meaning (issue 22)."""
+    outside its cache key, and a claim's edit could change a cached run's meaning."""
     import warnings
 
     from bandits.runner import in_runs

@@ -1,4 +1,4 @@
-"""The one run recipe (:func:`bandits.runner.run_regret_cell`) and its hooks (issue 22)."""
+"""The one run recipe (:func:`bandits.runner.run_regret_cell`) and its hooks."""
 from __future__ import annotations
 
 import numpy as np

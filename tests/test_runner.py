@@ -116,7 +116,7 @@ def test_experiment_parameters_name_the_bad_one():
 
 def test_fig1_paper_parameters():
     p = ex.fig1_params("full")
-    # the paper's 5 runs for the claims, plus 2 that tune β (issue 23)
+    # the paper's 5 runs for the claims, plus 2 that tune β
     assert (p["N"], p["T"], p["M"], p["n_runs"], p["tune_runs"], p["T1"], p["p0"]) == (10, 50, 2000, 7, 2, 2, 10.0)
     assert p["betas"] == [0.2, 0.5, 1.0, 2.0, 5.0] and (p["D_dis"], p["D_approx"]) == (10.0, 20.0)
     tasks, labels = ex.fig1_tasks(p)

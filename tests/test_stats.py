@@ -1,5 +1,5 @@
 """bandits.stats: the one Student-t paired computation, shared by the claims and Async-KernelUCB's tuning rule
-(issue 22: the run code may not import bandits/claims.py, so both take it from here and cannot drift)."""
+(the run code may not import bandits/claims.py, so both take it from here and cannot drift)."""
 from __future__ import annotations
 
 import math

@@ -1,7 +1,6 @@
 """The "Adding a paper" guide (docs/adding_a_paper.md), followed for a toy paper (tests/toy_paper/): the
 algorithm passes the conformance checks once registered, its experiment runs end to end through the one
-run recipe, its claims carry their kinds and verdicts, and its claims and figure live apart from its runs
-(issue 22)."""
+run recipe, its claims carry their kinds and verdicts, and its claims and figure live apart from its runs."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The one declarative validation style (issue 22): :mod:`bandits.validation`'s rules and messages, the
+"""The one declarative validation style: :mod:`bandits.validation`'s rules and messages, the
 package floor it stands on, and an ast scan that refuses a new imperative argument check
 (``if x < 0: raise ValueError(...)``) anywhere in ``bandits/``."""
 from __future__ import annotations
