@@ -73,11 +73,11 @@ from the tested runs; the ``g`` with the lowest mean R(T) is kept per (protocol,
 chosen ``g``, on runs ``0 … n_runs − 1``. No claim is tested on a run that chose a knob. (A ``g`` per
 communication value would be fairer still and costs ``|grid|`` times the tuning; see the NOTE.)
 
-The communication grids are each method's own, widened where the committed full-mode optimum sat on a
-grid edge (DisKernelUCB D up to 1000, Async-KernelUCB D down to 0.03, Approx-DisKernelUCB 1 to 100,
-the linear methods' c to 0.03–30). FedLinUCB's threshold is He et al.'s determinant ratio ``D``
-itself, swept over five decades (it was ``c/N²``, which at N = 50 fired at nearly every step for every
-c of the old grid, so its five values gave one point).
+The communication grids are each method's own, wide enough that a smaller full-mode run's optimum
+sat inside them (DisKernelUCB D up to 1000, Async-KernelUCB D down to 0.03, Approx-DisKernelUCB 1 to
+100, the linear methods' c to 0.03–30). FedLinUCB's threshold is He et al.'s determinant ratio ``D``
+itself, swept over five decades (a threshold ``c/N²`` fired at nearly every step at N = 50 for every
+c tried, so five values of c gave one point).
 
 λ: 0.2 (DUETS' value) on the synchronous protocol, 1 (Async-KernelUCB's) on the asynchronous one,
 for every kernel method of that protocol; ``variance_scale`` "gp" (DUETS' baselines) on sync,
