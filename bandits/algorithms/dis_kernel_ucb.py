@@ -63,8 +63,8 @@ sums, formed as ``ZᵀZ`` over the stacked histories). Within a step the chosen 
 row of its scoring pass, and only the variance the trigger uses is computed. After a sync all agents
 share the broadcast ``A⁻¹`` and ``b``; an agent's first update copies the matrix, later
 Sherman–Morrison updates are in place (BLAS ``dger``), so N copies of an |S| × |S| matrix are not made
-and no step allocates one. Measured against the per-agent loops this replaced (2026-11-27, f1,
-N = 100, T = 1500, one thread): the same runs to the last bit (regret, communication, syncs) and
+and no step allocates one. Measured against per-agent loops (the reference path of
+``tests/test_dis_kernel_ucb_speed.py``; f1, N = 100, T = 1500, one thread): the same runs to the last bit (regret, communication, syncs) and
 1.4× less CPU with ``"var_sum"``, 1.75× with ``"dislinucb_logdet"``
 (``tests/test_dis_kernel_ucb_speed.py`` checks each shortcut against the direct computation).
 """
