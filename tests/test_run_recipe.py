@@ -94,3 +94,42 @@ def test_env_params_hook_wires_a_policy_to_its_environment():
 
 def test_canonical_is_stable_json():
     assert canonical({"b": np.float64(1.5), "a": np.arange(3)}) == canonical({"a": [0, 1, 2], "b": 1.5})
+
+
+# ------------------------------------------------------------------ the pure-exploration recipe and its hook
+PE_CFG = {"loop": "pure_exploration", "instance": {"rank": 2, "delta_min": 0.5, "V": 3}, "algorithm": "CoKernelFC",
+          "params": {"delta": 0.05}, "max_rounds": 64}
+
+
+def test_pure_exploration_cell_takes_its_instance_from_a_hook():
+    """``run_cell`` on a pure-exploration config is :func:`run_pure_exploration_cell` with the environments'
+    default factory; an experiment passes its own factory and gets the same recipe (seeds, ledger, loop,
+    canonical result) on its instances."""
+    from bandits.envs import make_instance
+    from bandits.envs.cope import cope_instance
+    from bandits.runner import run_pure_exploration_cell
+
+    a = run_cell(PE_CFG, 3, 1)
+    seen = []
+
+    def factory(spec):
+        seen.append(spec)
+        return cope_instance(**spec)
+
+    b = run_pure_exploration_cell(PE_CFG, 3, 1, make_instance=factory)
+    assert seen == [PE_CFG["instance"]]
+    for k in a["arrays"]:
+        np.testing.assert_array_equal(a["arrays"][k], b["arrays"][k])
+    assert {k: v for k, v in a["meta"].items() if k != "wall_time"} == \
+        {k: v for k, v in b["meta"].items() if k != "wall_time"}
+    assert b["meta"] == canonical_meta(b["meta"])
+    with pytest.raises(ValueError, match="spec"):
+        make_instance({"rank": 1, "delta_min": 0.5, "noise": 1.0})
+    with pytest.raises(ValueError, match="spec"):
+        make_instance({"V": 3})
+
+
+def canonical_meta(meta: dict) -> dict:
+    import json
+
+    return json.loads(canonical(meta))
