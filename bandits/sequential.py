@@ -78,7 +78,7 @@ from .validation import check, each, integer, one_of, rule
 
 __all__ = ["SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
            "power", "t_adjustment", "capture_comparisons", "decide_comparison", "covered", "SequentialExperiment", "decide",
-           "ToyExperiment", "toy_cell", "calibration_table", "power_table_md", "boundary_table"]
+           "ToyExperiment", "toy_cell", "summary", "calibration_table", "power_table_md", "boundary_table"]
 
 SPENDING = ("obf", "pocock")
 #: the nulls of the calibration: normal, Student t with 3 d.o.f. (heavy tails), lognormal(0, 1) centred (skewed)
@@ -387,3 +387,336 @@ def equivalence_table(design: Design, margin: float = 0.5, n_sims: int = 100_000
         r_mid = simulate(design, dist, 0.0, n_sims, seed, margin=margin)
         rows.append(f"| {dist} | {100 * r_edge['within']:.2f} | {100 * r_mid['within']:.1f} | {100 * r_edge['se']:.2f} |")
     return "\n".join(rows)
+
+
+# ------------------------------------------------------------------------------ claims: capture and decide
+@contextmanager
+def capture_comparisons():
+    """Record the :class:`~bandits.claims.Comparison` behind each claim an experiment's claims function builds.
+
+    Inside the block, :meth:`bandits.experiments.claims.Claim.from_result` also stores its ``result`` in the
+    yielded dict under the claim's id (the claims functions are called as they are, at the look's level; a
+    claim built without ``from_result`` has no entry and is not covered). Restored on exit."""
+    from .experiments.claims import Claim
+
+    got: dict = {}
+    orig = Claim.__dict__["from_result"]
+
+    def from_result(cls, id, claim, check, result, *args, **kwargs):
+        got[id] = result
+        return orig.__func__(cls, id, claim, check, result, *args, **kwargs)
+
+    Claim.from_result = classmethod(from_result)
+    try:
+        yield got
+    finally:
+        Claim.from_result = orig
+
+
+def _leaves(c) -> list:
+    out = []
+    for p in (c.parts or (c,)):
+        out.extend(_leaves(p) if p.parts else [p])
+    return out
+
+
+def covered(c, level: float | None = None) -> tuple[bool, str]:
+    """Whether the rule covers a claim's comparison ``c``: every part's interval is Student's on per-run values
+    (``method`` "t" or "fieller") and, when ``level`` is given, computed at that level or above (the
+    Bonferroni level of a part of an "any" claim is above it; a claims function that ignores ``level`` is not
+    covered). Returns ``(ok, reason)``."""
+    if c is None:
+        return False, "the claim is not built from a Comparison (Claim.from_result)"
+    for p in _leaves(c):
+        if p.method not in _T_METHODS:
+            return False, f"part {p.label!r} uses the {p.method!r} interval (not Student's on per-run values)"
+        if level is not None and p.level < level - 1e-12:
+            return False, f"part {p.label!r} is computed at {p.level:.6g}, not at the look's level {level:.6g}"
+    return True, ""
+
+
+def _within(p, margin: float) -> bool:
+    import math as _m
+
+    lo, hi = p.lo, p.hi
+    if p.bounds is not None or not (_m.isfinite(lo) and _m.isfinite(hi)):
+        return False
+    t = p.threshold
+    if p.margin and p.side == "<=":
+        t += p.margin
+    if p.margin and p.side == ">=":
+        t -= p.margin
+    if p.kind == "ratio":  # the margin on the log scale: (t e^-m, t e^m)
+        return lo > 0 and t > 0 and _m.log(t) - margin < _m.log(lo) and _m.log(hi) < _m.log(t) + margin
+    return t - margin < lo and hi < t + margin
+
+
+def decide_comparison(c, margin: float | None = None, final: bool = False) -> tuple[str, str]:
+    """The sequential status of a claim's comparison computed at the look's level: its own verdict when PASS
+    or FAIL; ``"WITHIN"`` when every undecided part's interval lies within ``margin`` of its threshold (on
+    the log scale for a ratio; never for an equivalence part, whose claim is already about a margin);
+    otherwise ``"CONTINUE"`` (``"INCONCLUSIVE"`` at the last look). Returns ``(status, words)``."""
+    if c.verdict in ("PASS", "FAIL"):
+        return c.verdict, ""
+    open_parts = [p for p in _leaves(c) if p.verdict == "INCONCLUSIVE"]
+    if margin and open_parts and all(_within(p, margin) for p in open_parts):
+        names = ", ".join(p.label for p in open_parts)
+        return WITHIN, f"no difference beyond {margin:g} ({names})"
+    return ("INCONCLUSIVE" if final else "CONTINUE"), ""
+
+
+# ------------------------------------------------------------------------------ the step
+class SequentialExperiment(Protocol):
+    """The hooks an experiment provides for :func:`decide` (one object per committed folder).
+
+    * ``load(folder) -> state``: the committed runs (from the folder's per-run files) and parameters;
+    * ``n_runs(state) -> int``: the runs each claim is tested on now (the design's first look);
+    * ``claims(state, level) -> list[Claim]``: the experiment's own claims function at two-sided ``level``
+      (``claims_from_results``);
+    * ``claim_cells(claim_id, state) -> list``: the cells (hashable keys) behind a claim (``claim_configs``);
+    * ``new_reps(state, n) -> list[int]``: the run indices to add so that every claim has ``n`` tested runs;
+    * ``tasks(cells, reps, state) -> list[(config, rep)]`` and ``seed(state)``, ``fn``: what
+      :func:`bandits.runner.sweep` runs (``fn`` None: the runner's own cell);
+    * ``add_results(state, tasks, results) -> state``: the state with the new runs' rows;
+    * ``cost_s(cell, state) -> float``: the recorded seconds of one run of ``cell`` (for the budget);
+    * ``margins``: claim id → margin fixed before the runs (absent: no within-margin stop).
+    """
+
+    name: str
+    margins: dict
+    fn: object
+
+    def load(self, folder): ...
+    def n_runs(self, state) -> int: ...
+    def claims(self, state, level: float) -> list: ...
+    def claim_cells(self, claim_id: str, state) -> list: ...
+    def new_reps(self, state, n: int) -> list: ...
+    def tasks(self, cells, reps, state) -> list: ...
+    def seed(self, state) -> int: ...
+    def add_results(self, state, tasks, results): ...
+    def cost_s(self, cell, state) -> float: ...
+
+
+def _claim_row(c, k, design, status, words, committed):
+    return {"verdict": status, "decided_at_n": design.schedule[k], "look": k + 1, "level": design.level(k),
+            "effect": c.effect, "interval": [c.lo, c.hi], "label": c.label, "within": words,
+            "committed_verdict": committed, "detail": [p.text() for p in (c.parts or (c,))]}
+
+
+def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=None, n_jobs: int = 1,
+           backend: str = "loky", scheduler: str | None = None, progress: bool = False, write: bool = True,
+           only: list | None = None) -> dict:
+    """The sequential step on a committed folder (see the module docstring): every claim the rule covers is
+    judged at look 1 (the committed runs, ``design.schedule[0]`` of them) at the look's level; the claims not
+    decided get runs in stages, on their cells only, through the run cache, each stage refused when its
+    estimated cost (the cells' recorded seconds per run × runs to add) would take the step over ``budget_s``.
+
+    ``only``: claim ids to consider (default: every claim). Writes ``folder/sequential.json`` when ``write``.
+
+    Returns:
+        ``{"design", "claims": {id: {...}}, "not_covered": {id: reason}, "stages": [...], "cpu_s", "budget_s",
+        "stopped"}``; a claim's entry: ``verdict`` (PASS, FAIL, WITHIN, INCONCLUSIVE), ``decided_at_n``,
+        ``look``, ``level``, ``effect``, ``interval``, ``within`` (words), ``committed_verdict``.
+    """
+    from .runner import sweep
+
+    folder = Path(folder)
+    committed = {}
+    cj = folder / "claims.json"
+    if cj.exists():
+        committed = {c["id"]: c.get("verdict") for c in json.loads(cj.read_text())["claims"]}
+    state = exp.load(folder)
+    n0 = exp.n_runs(state)
+    check("design", design, rule(lambda d: d.schedule[0] == n0, f"a schedule starting at the committed {n0} runs"))
+    out = {"experiment": exp.name, "folder": str(folder), "design": design.describe(), "claims": {},
+           "not_covered": {}, "stages": [], "cpu_s": 0.0, "budget_s": None if math.isinf(budget_s) else budget_s,
+           "stopped": ""}
+    margins = dict(getattr(exp, "margins", {}) or {})
+    open_ids: list = []
+    last = {}
+    for k in range(design.K):
+        final = k == design.K - 1
+        if k > 0:
+            cells = sorted({c for cid in open_ids for c in exp.claim_cells(cid, state)}, key=repr)
+            reps = list(exp.new_reps(state, design.schedule[k]))
+            est = float(sum(exp.cost_s(c, state) for c in cells)) * len(reps)
+            stage = {"look": k + 1, "n": design.schedule[k], "cells": [repr(c) for c in cells], "reps": reps,
+                     "estimated_s": est, "claims": list(open_ids)}
+            if out["cpu_s"] + est > budget_s:
+                stage["refused"] = f"estimated {est:.0f} s would exceed the budget ({budget_s:.0f} s, {out['cpu_s']:.0f} s spent)"
+                out["stages"].append(stage)
+                out["stopped"] = "budget"
+                break
+            tasks = exp.tasks(cells, reps, state)
+            t0 = time.time()
+            results, stats = sweep(tasks, exp.seed(state), n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
+                                   progress=progress, desc=f"{exp.name} look {k + 1}", fn=exp.fn, scheduler=scheduler)
+            rec = float(sum(float((r.get("meta") or {}).get("wall_time") or 0.0) for r in results))
+            state = exp.add_results(state, tasks, results)
+            stage.update(runs=len(tasks), cached=stats.cached, computed=stats.computed, recorded_s=rec,
+                         wall_s=time.time() - t0)
+            out["stages"].append(stage)
+            out["cpu_s"] += rec
+        level = design.level(k)
+        with capture_comparisons() as got:
+            exp.claims(state, level)
+        if k == 0:
+            for cid in got if only is None else [i for i in only if i in got or i in committed]:
+                ok, why = covered(got.get(cid), level)
+                if ok:
+                    open_ids.append(cid)
+                else:
+                    out["not_covered"][cid] = why
+        for cid in list(open_ids):
+            c = got[cid]
+            last[cid] = (c, k)
+            status, words = decide_comparison(c, margins.get(cid), final)
+            if status != "CONTINUE":
+                out["claims"][cid] = _claim_row(c, k, design, status, words, committed.get(cid))
+                out["claims"][cid]["margin"] = margins.get(cid)
+                open_ids.remove(cid)
+        if not open_ids:
+            break
+    for cid in open_ids:  # stopped by the budget before the last look
+        c, k = last[cid]
+        out["claims"][cid] = _claim_row(c, k, design, "INCONCLUSIVE", "", committed.get(cid))
+        out["claims"][cid].update(margin=margins.get(cid), stopped="budget")
+    if write:
+        (folder / "sequential.json").write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False) + "\n")
+    return out
+
+
+def _json_safe(x):
+    if isinstance(x, dict):
+        return {str(k): _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if isinstance(x, (float, np.floating)):
+        return float(x) if math.isfinite(x) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+def summary(out: dict) -> str:
+    """One line per claim: verdict, decided at n runs, the committed verdict, and the schedule."""
+    sch = ", ".join(str(L["n"]) for L in out["design"]["looks"])
+    lines = [f"{out['experiment']}: schedule n = {sch} ({out['design']['spending']} spending, "
+             f"{100 * out['design']['alpha_one_sided']:g} % one-sided per direction); CPU {out['cpu_s']:.0f} s"
+             + (f" of {out['budget_s']:.0f} s" if out["budget_s"] else "") + (f"; stopped: {out['stopped']}" if out["stopped"] else "")]
+    for cid, r in out["claims"].items():
+        v = r["verdict"] if r["verdict"] != WITHIN else f"SETTLED: {r['within']}"
+        lines.append(f"  {cid}: {v}, decided at n = {r['decided_at_n']} runs (look {r['look']}; committed: "
+                     f"{r['committed_verdict']})" + (" [budget]" if r.get("stopped") else ""))
+    for cid, why in out["not_covered"].items():
+        lines.append(f"  {cid}: not covered by the rule ({why})")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ a tiny synthetic experiment
+def toy_cell(config: dict, seed: int, rep: int) -> dict:
+    """One run of the synthetic experiment (for tests and the docs): ``mu + shared + own`` noise, where the
+    shared part comes from the run's environment stream (common to every arm under one ``rep``: the runs are
+    paired as the package's are) and the own part from the algorithm's stream (its ``index``-th draw: one per arm)."""
+    from .runner import run_seeds
+
+    env_ss, alg_ss = run_seeds(seed, rep)
+    shared = np.random.default_rng(env_ss).standard_normal()
+    own = np.random.default_rng(alg_ss).standard_normal(int(config["index"]) + 1)[-1]  # one stream per arm
+    x = float(config["mu"]) + float(config.get("shared", 1.0)) * shared + float(config.get("sd", 1.0)) * own
+    return {"arrays": {"x": np.array([x])}, "meta": {"wall_time": float(config.get("cost_s", 1.0))}}
+
+
+@dataclass
+class ToyExperiment:
+    """A synthetic experiment with the hooks of :class:`SequentialExperiment`: arms with true means ``mus``,
+    and claims "arm A below arm B" (paired), one per pair in ``pairs``, plus one claim the rule does not cover
+    (a generic statistic). ``make_folder`` writes a committed folder (runs.csv, provenance.json,
+    claims.json) of ``n0`` runs through the run cache."""
+
+    mus: dict = field(default_factory=lambda: {"A": 0.0, "B": 1.5, "C": 0.0, "D": -1.5})
+    pairs: tuple = (("A", "B"), ("A", "C"), ("A", "D"))
+    sd: float = 0.5
+    cost_s_per_run: float = 1.0
+    margins: dict = field(default_factory=dict)
+    name: str = "toy"
+    fn: object = toy_cell
+
+    def config(self, arm):
+        return {"toy": arm, "index": sorted(self.mus).index(arm), "mu": self.mus[arm], "sd": self.sd, "shared": 1.0, "cost_s": self.cost_s_per_run}
+
+    def claim_id(self, a, b):
+        return f"toy-{a}-below-{b}"
+
+    # hooks
+    def load(self, folder):
+        import pandas as pd
+
+        p = json.loads((Path(folder) / "provenance.json").read_text())["parameters"]
+        return {"runs": pd.read_csv(Path(folder) / "runs.csv"), "seed": int(p["seed"]), "n_runs": int(p["n_runs"])}
+
+    def n_runs(self, state):
+        return int(state["runs"].groupby("arm").rep.nunique().min())
+
+    def seed(self, state):
+        return state["seed"]
+
+    def claims(self, state, level):
+        from .claims import compare_paired, compare_statistic
+        from .experiments.claims import Claim
+
+        r = state["runs"]
+        out = []
+        for a, b in self.pairs:
+            x = r[r.arm == a].sort_values("rep")
+            y = r[r.arm == b].sort_values("rep")
+            c = compare_paired(x.x.to_numpy(), y.x.to_numpy(), "<", label=f"{a} − {b}", level=level,
+                               reps_a=x.rep.to_numpy(), reps_b=y.rep.to_numpy())
+            out.append(Claim.from_result(self.claim_id(a, b), f"{a} below {b}", "paired t", c))
+        xa = r[r.arm == "A"].sort_values("rep").x.to_numpy()
+        c = compare_statistic({"x": xa}, lambda s: np.median(s["x"], axis=-1), "<", 1.0, label="median A",
+                              level=level, n_boot=200)
+        out.append(Claim.from_result("toy-median-A", "median of A below 1", "hull", c))
+        return out
+
+    def claim_cells(self, claim_id, state):
+        if claim_id == "toy-median-A":
+            return ["A"]
+        a, b = claim_id[len("toy-"):].split("-below-")
+        return [a, b]
+
+    def new_reps(self, state, n):
+        have = int(state["runs"].rep.max()) + 1
+        return list(range(have, have + n - self.n_runs(state)))
+
+    def tasks(self, cells, reps, state):
+        return [(self.config(c), r) for c in cells for r in reps]
+
+    def add_results(self, state, tasks, results):
+        import pandas as pd
+
+        rows = [{"arm": cfg["toy"], "rep": rep, "x": float(res["arrays"]["x"][0]),
+                 "wall_time": res["meta"]["wall_time"]} for (cfg, rep), res in zip(tasks, results)]
+        return dict(state, runs=pd.concat([state["runs"], pd.DataFrame(rows)], ignore_index=True))
+
+    def cost_s(self, cell, state):
+        r = state["runs"]
+        return float(r[r.arm == cell].wall_time.mean())
+
+    def make_folder(self, folder, n0: int = 3, seed: int = 0, cache_dir=None) -> Path:
+        """A committed folder of ``n0`` runs per arm (computed through :func:`bandits.runner.sweep`)."""
+        import pandas as pd
+
+        from .experiments.claims import write_claims
+        from .runner import sweep
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        arms = sorted({a for p in self.pairs for a in p} | {"A"})
+        tasks = [(self.config(a), r) for a in arms for r in range(n0)]
+        res, _ = sweep(tasks, seed, n_jobs=1, backend="serial", cache_dir=cache_dir, progress=False, fn=toy_cell)
+        state = self.add_results({"runs": pd.DataFrame(columns=["arm", "rep", "x", "wall_time"])}, tasks, res)
+        state["runs"].to_csv(folder / "runs.csv", index=False)
+        (folder / "provenance.json").write_text(json.dumps({"parameters": {"seed": seed, "n_runs": n0}}))
+        write_claims(self.claims(state, 0.95), folder, extra={"mode": "full"})
+        return folder
