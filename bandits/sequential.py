@@ -720,3 +720,75 @@ class ToyExperiment:
         (folder / "provenance.json").write_text(json.dumps({"parameters": {"seed": seed, "n_runs": n0}}))
         write_claims(self.claims(state, 0.95), folder, extra={"mode": "full"})
         return folder
+
+
+# ------------------------------------------------------------------------------ command line
+#: folder name → the module:class of its hooks (an experiment with INCONCLUSIVE claims adds a line here)
+HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential"}
+
+
+def hooks_for(name: str):
+    """The :class:`SequentialExperiment` hooks registered for ``figures/<name>``."""
+    from importlib import import_module
+
+    check("name", name, one_of(*HOOKS))
+    mod, cls = HOOKS[name].split(":")
+    return getattr(import_module(mod), cls)()
+
+
+def tables(n_sims: int = 100_000) -> str:
+    """The markdown tables of docs/statistics.md's sequential section (boundaries, calibration, power)."""
+    designs = [Design(s, kind=k) for s in ((3, 5, 10, 20), (5, 10, 20, 40)) for k in SPENDING]
+    parts = []
+    for des in designs:
+        parts.append(f"Boundaries, schedule {', '.join(map(str, des.schedule))}, {des.kind} spending "
+                     f"(λ = {t_adjustment(des.schedule, des.alpha, des.kind):.4f}):\n\n" + boundary_table(des))
+    parts.append(f"False PASS / false FAIL across all looks, effect at the threshold ({n_sims} sequences per row, "
+                 "seed 0):\n\n" + calibration_table(designs, n_sims))
+    for des in designs:
+        parts.append(f"Power (cumulative PASS by look, %), schedule {', '.join(map(str, des.schedule))}, {des.kind} "
+                     "spending, normal d, 20 000 sequences:\n\n" + power_table_md(des))
+    des = Design((5, 10, 20, 40))
+    parts.append("Within-margin stop, margin m = 0.5 s.d., schedule 5, 10, 20, 40, obf (100 000 sequences):\n\n"
+                 + equivalence_table(des, 0.5, n_sims))
+    return "\n\n".join(parts)
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m bandits.sequential", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("tables", help="print the boundary, calibration and power tables (docs/statistics.md)")
+    t.add_argument("--n-sims", type=int, default=100_000)
+    d = sub.add_parser("decide", help="the sequential step on a committed folder figures/<name>/")
+    d.add_argument("names", nargs="+", help=f"folders with hooks: {', '.join(HOOKS)}")
+    d.add_argument("--figures", default="figures")
+    d.add_argument("--schedule", default="", help="run counts, e.g. 5,10,20,40 (default: n0, 2 n0, 4 n0, 8 n0)")
+    d.add_argument("--spending", default="obf", choices=SPENDING)
+    d.add_argument("--budget-s", type=float, default=math.inf, help="CPU seconds (recorded run times)")
+    d.add_argument("--cache-dir", default="cache")
+    d.add_argument("--n-jobs", type=int, default=1)
+    d.add_argument("--backend", default="loky")
+    d.add_argument("--scheduler", default=None)
+    d.add_argument("--dry-run", action="store_true", help="do not write sequential.json")
+    a = ap.parse_args(argv)
+    if a.cmd == "tables":
+        print(tables(a.n_sims))
+        return 0
+    for name in a.names:
+        exp = hooks_for(name)
+        folder = Path(a.figures) / name
+        if a.schedule:
+            sch = tuple(int(v) for v in a.schedule.split(","))
+        else:
+            n0 = exp.n_runs(exp.load(folder))
+            sch = (n0, 2 * n0, 4 * n0, 8 * n0)
+        out = decide(exp, folder, Design(sch, kind=a.spending), budget_s=a.budget_s, cache_dir=a.cache_dir,
+                     n_jobs=a.n_jobs, backend=a.backend, scheduler=a.scheduler, progress=True, write=not a.dry_run)
+        print(summary(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
