@@ -349,8 +349,12 @@ def boundary_table(design: Design) -> str:
             "interval level |", "|---|---|---|---|---|---|---|"]
     for k, L in enumerate(design.describe()["looks"]):
         rows.append(f"| {k + 1} | {L['n']} | {L['alpha_spent']:.3g} | {L['nominal_p']:.3g} | {L['z']:.3f} | "
-                    f"{L['t']:.3f} | {100 * L['level']:.4g} % |")
+                    f"{L['t']:.3f} | {_level_words(L['level'])} |")
     return "\n".join(rows)
+
+
+def _level_words(level: float) -> str:
+    return f"1 − {1 - level:.2g}" if level > 0.9999 else f"{100 * level:.4g} %"
 
 
 def calibration_table(designs, n_sims: int = 100_000, seed: int = 0) -> str:
@@ -767,7 +771,7 @@ def main(argv=None) -> int:
     d.add_argument("--schedule", default="", help="run counts, e.g. 5,10,20,40 (default: n0, 2 n0, 4 n0, 8 n0)")
     d.add_argument("--spending", default="obf", choices=SPENDING)
     d.add_argument("--budget-s", type=float, default=math.inf, help="CPU seconds (recorded run times)")
-    d.add_argument("--cache-dir", default="cache")
+    d.add_argument("--cache-dir", default=None, help="default: $BANDITS_CACHE_DIR or cache/ (the notebooks' cache)")
     d.add_argument("--n-jobs", type=int, default=1)
     d.add_argument("--backend", default="loky")
     d.add_argument("--scheduler", default=None)
@@ -776,6 +780,10 @@ def main(argv=None) -> int:
     if a.cmd == "tables":
         print(tables(a.n_sims))
         return 0
+    if a.cache_dir is None:
+        from .experiments.notebook import default_cache_dir
+
+        a.cache_dir = default_cache_dir()
     for name in a.names:
         exp = hooks_for(name)
         folder = Path(a.figures) / name
