@@ -141,7 +141,9 @@ def test_look_verdict_matches_the_fixed_rule_at_the_looks_level():
 
 
 def test_sequential_step_end_to_end_on_a_synthetic_experiment(tmp_path):
-    ex = S.ToyExperiment(margins={"toy-A-below-C": 1.0})
+    from bandits.experiments.toy_sequential import ToyExperiment
+
+    ex = ToyExperiment(margins={"toy-A-below-C": 1.0})
     folder = ex.make_folder(tmp_path / "toy", n0=3, cache_dir=tmp_path / "cache")
     des = S.Design((3, 5, 10, 20))
     out = S.decide(ex, folder, des, cache_dir=tmp_path / "cache")
@@ -164,3 +166,24 @@ def test_sequential_step_end_to_end_on_a_synthetic_experiment(tmp_path):
     capped = S.decide(ex, folder, des, budget_s=cost2 + 1, cache_dir=tmp_path / "cache", write=False)
     assert capped["stopped"] == "budget" and "refused" in capped["stages"][-1]
     assert capped["cpu_s"] <= cost2 + 1
+
+
+def test_duets_hooks_on_the_committed_folder_without_runs():
+    # look 1 on the committed runs only (a budget of 0 s refuses the first stage): every Figure-1 claim is
+    # covered, the cells behind a regret claim are DUETS and its three baselines at the β the tuning runs picked
+    from pathlib import Path
+
+    from bandits.experiments.duets_sequential import DuetsSequential
+
+    folder = Path(__file__).resolve().parents[1] / "figures" / "duets"
+    if not (folder / "runs.csv").exists():
+        pytest.skip("figures/duets not committed")
+    ex = DuetsSequential()
+    out = S.decide(ex, folder, S.Design((5, 10, 20, 40)), budget_s=0.0, write=False)
+    assert not out["not_covered"] and out["stopped"] == "budget" and out["cpu_s"] == 0
+    assert len(out["claims"]) == 12 and all(r["decided_at_n"] == 5 for r in out["claims"].values())
+    state = ex.load(folder)
+    cells = ex.claim_cells("fig1-regret-h2", state)
+    assert [c[1] for c in cells] == ["DUETS", "DisKernelUCB", "ApproxDisKernelUCB", "N-KernelUCB"]
+    assert ex.new_reps(state, 10) == [7, 8, 9, 10, 11]  # the tuning runs 5 and 6 stay out of the tests
+    assert set(ex.margins) == set(out["claims"]) and all(m > 0 for m in ex.margins.values())
