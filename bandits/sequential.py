@@ -619,7 +619,8 @@ def summary(out: dict) -> str:
 
 # ------------------------------------------------------------------------------ command line
 #: folder name → the module:class of its hooks (an experiment with INCONCLUSIVE claims adds a line here)
-HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential"}
+HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential",
+         "fn_ucb": "bandits.experiments.fn_ucb_sequential:FNUCBSequential"}
 
 
 def hooks_for(name: str):

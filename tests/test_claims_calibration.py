@@ -187,3 +187,24 @@ def test_duets_hooks_on_the_committed_folder_without_runs():
     assert [c[1] for c in cells] == ["DUETS", "DisKernelUCB", "ApproxDisKernelUCB", "N-KernelUCB"]
     assert ex.new_reps(state, 10) == [7, 8, 9, 10, 11]  # the tuning runs 5 and 6 stay out of the tests
     assert set(ex.margins) == set(out["claims"]) and all(m > 0 for m in ex.margins.values())
+
+
+def test_fn_ucb_hooks_on_the_committed_folder_without_runs():
+    # look 1 only: the fig6 slopes (OLS through the points of all runs) are not covered, every other claim is;
+    # a claim's cells are the curves its claims function reads, Figure 4's ν-selection runs never among them
+    from pathlib import Path
+
+    from bandits.experiments.fn_ucb_sequential import FNUCBSequential
+
+    folder = Path(__file__).resolve().parents[1] / "figures" / "fn_ucb"
+    if not (folder / "runs.csv").exists():
+        pytest.skip("figures/fn_ucb not committed")
+    ex = FNUCBSequential()
+    out = S.decide(ex, folder, S.Design((3, 6, 12, 24)), budget_s=0.0, write=False)
+    assert out["not_covered"] and all(k.startswith("fig6") for k in out["not_covered"])
+    assert out["stopped"] == "budget" and out["stages"][0]["estimated_s"] > 0
+    state = ex.load(folder)
+    assert ex.claim_cells("fig1a-n2-beats-baselines", state) == [
+        ("1a", "cosine", "FN-UCB (N=2)"), ("1a", "cosine", "NeuralTS"), ("1a", "cosine", "NeuralUCB")]
+    assert not any(c[0] == "4-select" for cells in state["cells"].values() for c in cells)
+    assert min(ex.new_reps(state, 6)) > int(state["runs"].rep.max())
