@@ -515,7 +515,8 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
     decided get runs in stages, on their cells only, through the run cache, each stage refused when its
     estimated cost (the cells' recorded seconds per run × runs to add) would take the step over ``budget_s``.
 
-    ``only``: claim ids to consider (default: every claim). Writes ``folder/sequential.json`` when ``write``.
+    ``only``: claim ids to consider (default: every claim). With ``write``: writes ``folder/sequential.json`` and
+    rewrites ``folder/claims.json`` with the claims decided by the rule (:func:`_rewrite_claims`).
 
     Returns:
         ``{"design", "claims": {id: {...}}, "not_covered": {id: reason}, "stages": [...], "cpu_s", "budget_s",
@@ -526,9 +527,12 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
 
     folder = Path(folder)
     committed = {}
-    cj = folder / "claims.json"
+    cj, sj = folder / "claims.json", folder / "sequential.json"
     if cj.exists():
         committed = {c["id"]: c.get("verdict") for c in json.loads(cj.read_text())["claims"]}
+    if sj.exists():  # a claims.json the step rewrote: the fixed-size verdicts are the ones its last pass read
+        prev = json.loads(sj.read_text()).get("claims", {})
+        committed.update({cid: r["committed_verdict"] for cid, r in prev.items() if r.get("committed_verdict")})
     state = exp.load(folder)
     n0 = exp.n_runs(state)
     check("design", design, rule(lambda d: d.schedule[0] == n0, f"a schedule starting at the committed {n0} runs"))
@@ -537,7 +541,7 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
            "stopped": ""}
     margins = dict(getattr(exp, "margins", {}) or {})
     open_ids: list = []
-    last = {}
+    last, final_claims = {}, {}
     for k in range(design.K):
         final = k == design.K - 1
         if k > 0:
@@ -563,7 +567,7 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
             out["cpu_s"] += rec
         level = design.level(k)
         with capture_comparisons() as got:
-            exp.claims(state, level)
+            built = {c.id: c for c in exp.claims(state, level)}
         if k == 0:
             for cid in got if only is None else [i for i in only if i in got or i in committed]:
                 ok, why = covered(got.get(cid), level)
@@ -574,6 +578,7 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
         for cid in list(open_ids):
             c = got[cid]
             last[cid] = (c, k)
+            final_claims[cid] = built.get(cid)
             status, words = decide_comparison(c, margins.get(cid), final)
             if status != "CONTINUE":
                 out["claims"][cid] = _claim_row(c, k, design, status, words, committed.get(cid))
@@ -586,8 +591,41 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
         out["claims"][cid] = _claim_row(c, k, design, "INCONCLUSIVE", "", committed.get(cid))
         out["claims"][cid].update(margin=margins.get(cid), stopped="budget")
     if write:
-        (folder / "sequential.json").write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False) + "\n")
+        sj.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False) + "\n")
+        if cj.exists():
+            _rewrite_claims(cj, out, final_claims)
     return out
+
+
+def _rewrite_claims(path: Path, out: dict, final_claims: dict) -> None:
+    """``claims.json`` with each claim the rule decided replaced by the claim its experiment built at the deciding
+    look (its interval at that look's level), its note saying so; the other claims, and the file's extra keys
+    (paper, figure, mode), as they were. A claim settled within its margin keeps the verdict INCONCLUSIVE, the note
+    says "settled: no difference beyond m" (``sequential.json``: verdict ``WITHIN``)."""
+    from dataclasses import replace
+
+    from .experiments.claims import Claim, write_claims
+
+    old = json.loads(path.read_text())
+    sch = ", ".join(str(L["n"]) for L in out["design"]["looks"])
+    claims = []
+    for d in old["claims"]:
+        r, c = out["claims"].get(d["id"]), final_claims.get(d["id"])
+        if r is None or c is None:
+            d = dict(d)
+            if d.get("interval") is not None:  # JSON's null for a NaN bound
+                d["interval"] = [math.nan if v is None else v for v in d["interval"]]
+            claims.append(Claim(**d))
+            continue
+        what = {"WITHIN": f"settled: {r['within']}", "INCONCLUSIVE": "INCONCLUSIVE"}.get(r["verdict"], r["verdict"])
+        if r.get("stopped"):
+            what += " (the CPU budget stopped the step)"
+        note = (f"sequential rule: {what} at n = {r['decided_at_n']} runs (look {r['look']} of n = {sch}; "
+                f"{out['design']['spending']} spending, 2.5 % one-sided per direction; fixed-size verdict at "
+                f"n = {out['design']['looks'][0]['n']}: {r['committed_verdict']}; sequential.json)")
+        claims.append(replace(c, note=f"{c.note}; {note}" if c.note else note, passed=None))
+    write_claims(claims, path.parent, extra={k: v for k, v in old.items()
+                                            if k not in ("claims", "summary", "summary_by_kind")})
 
 
 def _json_safe(x):

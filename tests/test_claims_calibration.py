@@ -157,10 +157,18 @@ def test_sequential_step_end_to_end_on_a_synthetic_experiment(tmp_path):
     if cl["toy-A-below-B"]["decided_at_n"] < last["n"] and cl["toy-A-below-D"]["decided_at_n"] < last["n"]:
         assert last["cells"] == ["'A'", "'C'"]
     assert (folder / "sequential.json").exists()
+    import json
+
+    cj = {c["id"]: c for c in json.loads((folder / "claims.json").read_text())["claims"]}
+    assert cj["toy-A-below-B"]["verdict"] == "PASS" and "sequential rule: PASS at n = " in cj["toy-A-below-B"]["note"]
+    assert "settled: no difference beyond 1" in cj["toy-A-below-C"]["note"]
+    assert cj["toy-A-below-C"]["verdict"] == "INCONCLUSIVE" and cj["toy-median-A"]["note"] == ""
+    assert cj["toy-A-below-B"]["level"] == pytest.approx(des.level(des.schedule.index(cl["toy-A-below-B"]["decided_at_n"])))
     # resumable: a second pass finds every run in the cache and decides the same
     again = S.decide(ex, folder, des, cache_dir=tmp_path / "cache")
     assert all(s["computed"] == 0 for s in again["stages"])
     assert {k: v["verdict"] for k, v in again["claims"].items()} == {k: v["verdict"] for k, v in cl.items()}
+    assert again["claims"]["toy-A-below-B"]["committed_verdict"] == cl["toy-A-below-B"]["committed_verdict"]
     # a budget that admits the second stage only: the third is refused, the open claims stay INCONCLUSIVE
     cost2 = out["stages"][0]["estimated_s"]
     capped = S.decide(ex, folder, des, budget_s=cost2 + 1, cache_dir=tmp_path / "cache", write=False)
