@@ -106,7 +106,13 @@ class DuetsSequential:
         runs = state["runs"][state["runs"].rep.isin(order)].copy()
         runs["rep"] = runs.rep.map(order)
         p = dict(state["params"], n_runs=len(order), tune_runs=len(tune))
-        return fig1_claims(ex.Fig1Results(p, None, runs, None, None), level=level)
+        claims = fig1_claims(ex.Fig1Results(p, None, runs, None, None), level=level)
+        # the check texts name the run indices: the real ones, not the relabelled
+        said_test, said_tune = tuning_reps(p)
+        for c in claims:
+            c.check = c.check.replace(f"per method on runs {said_tune}", f"per method on runs {list(tune)}").replace(
+                f"tested on runs {said_test}", f"tested on runs {list(test)}")
+        return claims
 
     # ---------------------------------------------------------------- cells and runs
     def claim_cells(self, claim_id: str, state) -> list:
