@@ -60,7 +60,7 @@ STAMP := $(VENV)/.stamp
 # the lab start the venv's Python.
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH))
 
-.PHONY: help env figures quick test lab bench data lock clean distclean site
+.PHONY: help env figures quick test lab bench decide data lock clean distclean site
 
 help: ## list the targets
 	@echo "usage: make TARGET [VAR=value ...]"
@@ -159,6 +159,11 @@ lab: $(STAMP) ## JupyterLab on notebooks/, with jupytext pairing (.py and .ipynb
 
 bench: $(STAMP) ## run the benchmarks (bandits.bench)
 	$(VPY) -m bandits.bench
+
+decide: $(STAMP) ## sequential step: runs in stages for the undecided claims of figures/<name> (DECIDE=duets BUDGET_S= SCHEDULE=)
+	$(VPY) -m bandits.sequential decide $(or $(strip $(DECIDE)),duets) --figures $(FIGURES_DIR) --n-jobs $(N_JOBS) \
+	  $(if $(strip $(BUDGET_S)),--budget-s $(BUDGET_S)) $(if $(strip $(SCHEDULE)),--schedule $(SCHEDULE)) \
+	  $(if $(strip $(SCHEDULER)),--backend dask --scheduler $(SCHEDULER))
 
 data: $(STAMP) ## fetch the missing datasets into the data home (BANDITS_DATA_DIR, else the user cache)
 	$(VPY) -m bandits.data ensure

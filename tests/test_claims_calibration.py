@@ -11,6 +11,8 @@ Allowed rate: the nominal 2.5 % plus three Monte-Carlo standard errors of a rate
 """
 import math
 
+import numpy as np
+
 import pytest
 
 from bandits import claims as C
@@ -69,3 +71,148 @@ def test_power_is_reported_and_grows_with_runs():
         assert by[(n, 2.0)]["pass"] >= by[(n, 1.0)]["pass"] >= by[(n, 0.0)]["pass"]
         assert by[(n, 1.0)]["pass"] == pytest.approx(by[(n, 1.0)]["exact_t"], abs=0.05)
     assert by[(10, 1.0)]["pass"] > by[(3, 1.0)]["pass"]
+
+
+# ------------------------------------------------------------------------------ the sequential rule
+# Simulated through bandits.sequential at the stage schedules it is used with: the default (3, 5, 10, 20), the
+# DUETS step's (5, 10, 20, 40), both spending functions. 40 000 sequences per null: the Monte-Carlo standard
+# error of a rate of 2.5 % is 0.078 points; allowed: 2.5 % + 3 s.e. = 2.73 %.
+from bandits import sequential as S  # noqa: E402
+
+SEQ_SIMS = 40_000
+SCHEDULES = ((3, 5, 10, 20), (5, 10, 20, 40))
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES)
+@pytest.mark.parametrize("kind", S.SPENDING)
+def test_sequential_rule_false_pass_and_fail_across_looks(schedule, kind):
+    des = S.Design(schedule, kind=kind)
+    cells = [dict(S.simulate(des, d, 0.0, SEQ_SIMS, seed=7), kind="sequential", n=schedule[-1])
+             for d in ("normal", "t3")]
+    _check(cells)
+
+
+def test_sequential_within_margin_stop_is_calibrated():
+    # "no difference beyond m" when the effect sits at threshold + m: at most 2.5 % (one side of a TOST per look)
+    des = S.Design((5, 10, 20, 40))
+    for d in ("normal", "t3"):
+        r = S.simulate(des, d, 0.5, SEQ_SIMS, seed=8, margin=0.5)
+        assert r["within"] <= _limit(SEQ_SIMS), (d, r["within"])
+        # stopping within the margin only removes sequences: no more false FAIL than without it
+        assert r["fail"] <= S.simulate(des, d, 0.5, SEQ_SIMS, seed=8)["fail"] + 1e-12
+
+
+def test_sequential_skewed_null_no_worse_than_the_t_test_at_its_first_look():
+    # a centred lognormal(0, 1) is far from any t-type rule's reach (the fixed-size t-test alone wrongly PASSes
+    # 10-18 % at n = 5..40); the looks add nothing beyond the t-test's own error at the smallest n
+    from scipy.stats import t as student
+
+    des = S.Design((5, 10, 20, 40))
+    r = S.simulate(des, "lognormal", 0.0, SEQ_SIMS, seed=9)
+    rng = np.random.default_rng(9)
+    x = S._draw(rng, "lognormal", (SEQ_SIMS, 5))
+    tt = x.mean(1) / (x.std(1, ddof=1) / math.sqrt(5))
+    fixed5 = float(np.mean(tt < -student.ppf(0.975, 4)))
+    assert r["pass"] <= fixed5
+
+
+@pytest.mark.xfail(strict=True, reason="a t-type rule is not calibrated for a strongly skewed (lognormal) per-run value")
+def test_sequential_rule_on_a_skewed_null_exceeds_the_level():
+    _check([dict(S.simulate(S.Design((5, 10, 20, 40)), "lognormal", 0.0, SEQ_SIMS, seed=7), kind="sequential", n=40)])
+
+
+def test_sequential_boundaries_spend_alpha_and_power_grows_by_look():
+    des = S.Design((5, 10, 20, 40))
+    assert des.spent()[-1] == pytest.approx(0.025)
+    assert all(a < b for a, b in zip(des.p, des.p[1:]))  # O'Brien-Fleming: strict early, near 2.5 % at the end
+    assert des.p[-1] < 0.025
+    r = S.simulate(des, "normal", -1.0, 10_000, seed=1)
+    assert all(a <= b for a, b in zip(r["pass_by_look"], r["pass_by_look"][1:]))
+    assert r["pass"] > 0.95  # one s.d. effect: decided by 40 runs
+
+
+def test_look_verdict_matches_the_fixed_rule_at_the_looks_level():
+    des = S.Design((3, 5, 10))
+    d = np.array([-1.0, -1.2, -0.8, -1.1, -0.9, -1.05, -0.95, -1.0, -1.02, -0.98])
+    v, lo, hi = S.look_verdict(d, des, 2)
+    c = C.compare_paired(d, np.zeros(10), "<", level=des.level(2))
+    assert (v, lo, hi) == (c.verdict, c.lo, c.hi)
+    assert S.look_verdict(np.array([0.1, -0.1, 0.05, -0.05, 0.0]), des, 1, margin=10.0)[0] == "WITHIN"
+
+
+def test_sequential_step_end_to_end_on_a_synthetic_experiment(tmp_path):
+    from bandits.experiments.toy_sequential import ToyExperiment
+
+    ex = ToyExperiment(margins={"toy-A-below-C": 1.0})
+    folder = ex.make_folder(tmp_path / "toy", n0=3, cache_dir=tmp_path / "cache")
+    des = S.Design((3, 5, 10, 20))
+    out = S.decide(ex, folder, des, cache_dir=tmp_path / "cache")
+    cl = out["claims"]
+    assert cl["toy-A-below-B"]["verdict"] == "PASS" and cl["toy-A-below-D"]["verdict"] == "FAIL"
+    assert cl["toy-A-below-C"]["verdict"] == "WITHIN" and "no difference beyond 1" in cl["toy-A-below-C"]["within"]
+    assert "toy-median-A" in out["not_covered"]  # the hull interval is not covered
+    assert all(r["decided_at_n"] in des.schedule for r in cl.values())
+    # only the cells behind undecided claims get runs: after B and D are decided, only A and C
+    last = out["stages"][-1]
+    if cl["toy-A-below-B"]["decided_at_n"] < last["n"] and cl["toy-A-below-D"]["decided_at_n"] < last["n"]:
+        assert last["cells"] == ["'A'", "'C'"]
+    assert (folder / "sequential.json").exists()
+    import json
+
+    cj = {c["id"]: c for c in json.loads((folder / "claims.json").read_text())["claims"]}
+    assert cj["toy-A-below-B"]["verdict"] == "PASS" and "sequential rule: PASS at n = " in cj["toy-A-below-B"]["note"]
+    assert "settled: no difference beyond 1" in cj["toy-A-below-C"]["note"]
+    assert cj["toy-A-below-C"]["verdict"] == "INCONCLUSIVE" and cj["toy-median-A"]["note"] == ""
+    assert cj["toy-A-below-B"]["level"] == pytest.approx(des.level(des.schedule.index(cl["toy-A-below-B"]["decided_at_n"])))
+    # resumable: a second pass finds every run in the cache and decides the same
+    again = S.decide(ex, folder, des, cache_dir=tmp_path / "cache")
+    assert all(s["computed"] == 0 for s in again["stages"])
+    assert {k: v["verdict"] for k, v in again["claims"].items()} == {k: v["verdict"] for k, v in cl.items()}
+    assert again["claims"]["toy-A-below-B"]["committed_verdict"] == cl["toy-A-below-B"]["committed_verdict"]
+    # a budget that admits the second stage only: the third is refused, the open claims stay INCONCLUSIVE
+    cost2 = out["stages"][0]["estimated_s"]
+    capped = S.decide(ex, folder, des, budget_s=cost2 + 1, cache_dir=tmp_path / "cache", write=False)
+    assert capped["stopped"] == "budget" and "refused" in capped["stages"][-1]
+    assert capped["cpu_s"] <= cost2 + 1
+
+
+def test_duets_hooks_on_the_committed_folder_without_runs():
+    # look 1 on the committed runs only (a budget of 0 s refuses the first stage): every Figure-1 claim is
+    # covered, the cells behind a regret claim are DUETS and its three baselines at the β the tuning runs picked
+    from pathlib import Path
+
+    from bandits.experiments.duets_sequential import DuetsSequential
+
+    folder = Path(__file__).resolve().parents[1] / "figures" / "duets"
+    if not (folder / "runs.csv").exists():
+        pytest.skip("figures/duets not committed")
+    ex = DuetsSequential()
+    out = S.decide(ex, folder, S.Design((5, 10, 20, 40)), budget_s=0.0, write=False)
+    assert not out["not_covered"] and out["stopped"] == "budget" and out["cpu_s"] == 0
+    assert len(out["claims"]) == 12 and all(r["decided_at_n"] == 5 for r in out["claims"].values())
+    state = ex.load(folder)
+    cells = ex.claim_cells("fig1-regret-h2", state)
+    assert [c[1] for c in cells] == ["DUETS", "DisKernelUCB", "ApproxDisKernelUCB", "N-KernelUCB"]
+    assert ex.new_reps(state, 10) == [7, 8, 9, 10, 11]  # the tuning runs 5 and 6 stay out of the tests
+    assert set(ex.margins) == set(out["claims"]) and all(m > 0 for m in ex.margins.values())
+
+
+def test_fn_ucb_hooks_on_the_committed_folder_without_runs():
+    # look 1 only: the fig6 slopes (OLS through the points of all runs) are not covered, every other claim is;
+    # a claim's cells are the curves its claims function reads, Figure 4's ν-selection runs never among them
+    from pathlib import Path
+
+    from bandits.experiments.fn_ucb_sequential import FNUCBSequential
+
+    folder = Path(__file__).resolve().parents[1] / "figures" / "fn_ucb"
+    if not (folder / "runs.csv").exists():
+        pytest.skip("figures/fn_ucb not committed")
+    ex = FNUCBSequential()
+    out = S.decide(ex, folder, S.Design((3, 6, 12, 24)), budget_s=0.0, write=False)
+    assert out["not_covered"] and all(k.startswith("fig6") for k in out["not_covered"])
+    assert out["stopped"] == "budget" and out["stages"][0]["estimated_s"] > 0
+    state = ex.load(folder)
+    assert ex.claim_cells("fig1a-n2-beats-baselines", state) == [
+        ("1a", "cosine", "FN-UCB (N=2)"), ("1a", "cosine", "NeuralTS"), ("1a", "cosine", "NeuralUCB")]
+    assert not any(c[0] == "4-select" for cells in state["cells"].values() for c in cells)
+    assert min(ex.new_reps(state, 6)) > int(state["runs"].rep.max())

@@ -1,0 +1,732 @@
+r"""A calibrated sequential rule: add runs in stages until a claim is decided, at 2.5 % one-sided across all looks.
+
+**The design** (Jennison & Turnbull, *Group Sequential Methods*, 2000, ch. 7; Lan & DeMets 1983). A claim
+``effect side threshold`` whose statistic reduces to per-run values :math:`d_1, d_2, \dots` (a paired
+difference, :math:`a - \rho_0 b` for a ratio, a per-run log ratio or slope) is looked at after
+:math:`n_1 < n_2 < \dots < n_K` runs (the *schedule*, e.g. 5, 10, 20, 40). At look :math:`k` the one-sided
+nominal level :math:`p_k` comes from an **alpha-spending function** :math:`\alpha(\tau)`, :math:`\tau_k =
+n_k / n_K` the information fraction:
+
+* O'Brien–Fleming type (``"obf"``, the default): :math:`\alpha(\tau) = 2\,(1 - \Phi(z_{1-\alpha/2}/\sqrt\tau))`;
+* Pocock type (``"pocock"``): :math:`\alpha(\tau) = \alpha \ln(1 + (e - 1)\tau)`.
+
+The boundaries :math:`z_k` solve :math:`P_0(Z_1 < z_1, \dots, Z_{k-1} < z_{k-1}, Z_k \ge z_k) = \alpha(\tau_k)
+- \alpha(\tau_{k-1})` for the standardised partial sums of normal data (the canonical joint distribution,
+:math:`\operatorname{Corr}(Z_j, Z_k) = \sqrt{n_j / n_k}`), by the recursive numerical integration of
+Armitage, McPherson & Rowe (1969) on a grid; :math:`p_k = 1 - \Phi(z_k)`. The variance is estimated, so the
+rule applies these **nominal levels to Student's t** at each look ("significance level approach",
+Jennison & Turnbull §3.8, after Pocock 1977): the interval at look :math:`k` is Student's interval at the
+two-sided level :math:`1 - 2 p_k`,
+
+.. math::  \bar d_k \pm t_{n_k - 1,\,1 - p_k}\; s_k / \sqrt{n_k},
+
+and the look's verdict is :func:`bandits.claims.verdict` of that interval (the same three-valued rule as a
+fixed-size claim). Both directions at :math:`\alpha = 2.5\,\%` each: **PASS** when the interval lies on the
+claimed side of the threshold, **FAIL** when it lies on the other side. A claim stopped at look :math:`k` keeps
+that verdict; a claim undecided at the last look is INCONCLUSIVE.
+
+**Settled within a margin** (a non-binding futility/equivalence stop). With a margin :math:`m > 0` fixed per
+claim before the runs, a claim whose look-:math:`k` interval lies inside :math:`(t - m, t + m)` (for a ratio:
+:math:`(\rho_0 e^{-m}, \rho_0 e^{m})`, :math:`m` on the log scale) stops as **"no difference beyond m"**. Its
+error (saying "within m" when the effect is :math:`t \pm m`) is that of two one-sided group-sequential tests
+with the same boundaries, so at most :math:`\alpha` per side; stopping for it never adds a false PASS or FAIL.
+
+**Which claim statistics it covers.** Every statistic whose interval is Student's on per-run values:
+:func:`~bandits.claims.compare_paired` (``method=None``/``"t"``), :func:`~bandits.claims.compare_ratio` with the
+default Fieller interval (decided by the paired t-test of :math:`a - \rho_0 b`; its Fieller interval at the
+look's level is the set that test does not reject) or ``statistic="mean_log_ratio"`` (Student on the log
+ratios), :func:`~bandits.claims.compare_equivalent` (TOST, Student or Fieller), per-run slopes compared with
+those functions, and :func:`~bandits.claims.combine` of such parts ("all": intersection–union, each part at
+the look's level; "any": the parts at the Bonferroni level of the look's level, which the experiments'
+claims already compute with :func:`~bandits.claims.bonferroni_level`). **Not covered**: the hull intervals
+(:func:`~bandits.claims.compare_statistic`, slopes with ``se="bootstrap"``: no exact t law, and infinite at
+n = 3), percentile/BCa bootstraps, sign and Wilcoxon intervals, Welch's unpaired interval, and an OLS slope
+fitted through points that are not runs (``se="ols"`` on m points: more runs do not add points). The
+driver leaves such claims as they are and says so.
+
+**Calibration** is measured by simulation through this module (:func:`simulate`, :func:`calibration`) at
+the schedules used, for normal, Student-t (3 d.o.f.) and centred-lognormal nulls at the threshold;
+``tests/test_claims_calibration.py`` fails above the level, docs/statistics.md holds the tables
+(``python -m bandits.sequential tables``).
+
+**The step** (:func:`decide`): for a committed full-mode folder and an experiment's hooks
+(:class:`SequentialExperiment`; the smallest example: :mod:`bandits.experiments.toy_sequential`), judge every claim the rule covers at look 1 on the committed runs, then add
+runs in stages to the cells behind the claims not yet decided (only those), through the run cache
+(:func:`bandits.runner.sweep`: resumable, and a dask cluster can take it), within a CPU budget estimated
+from the runs' recorded times, and write ``sequential.json``. Every claim is judged by the design from its
+first look (a claim that PASSed the fixed-size 95 % rule at look 1 but not the stricter look-1 boundary
+continues): a rule that kept the fixed-size verdicts and added looks only for the INCONCLUSIVE ones would
+spend more than 2.5 %.
+
+This module is left out of the run cache's code fingerprint (:data:`bandits.runner.NOT_IN_RUNS`): it
+decides claims, it never runs inside a cell.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from .validation import check, integer, one_of, rule
+
+__all__ = ["SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
+           "power", "t_adjustment", "capture_comparisons", "decide_comparison", "covered", "SequentialExperiment", "decide",
+           "summary", "HOOKS", "hooks_for", "tables", "main", "calibration_table", "power_table_md", "boundary_table"]
+
+SPENDING = ("obf", "pocock")
+#: the nulls of the calibration: normal, Student t with 3 d.o.f. (heavy tails), lognormal(0, 1) centred (skewed)
+NULLS = ("normal", "t3", "lognormal")
+ALPHA = 0.025
+#: the verdict of a claim stopped within its margin
+WITHIN = "WITHIN"
+#: interval methods of a Comparison whose interval is Student's on per-run values (see the module docstring)
+_T_METHODS = ("t", "fieller")
+
+
+# ------------------------------------------------------------------------------ the design
+def spending(tau, alpha: float = ALPHA, kind: str = "obf"):
+    """The Lan–DeMets alpha-spending function at information fraction ``tau`` (array or float, in [0, 1])."""
+    from scipy.stats import norm
+
+    check("kind", kind, one_of(*SPENDING))
+    tau = np.asarray(tau, dtype=float)
+    if kind == "obf":
+        with np.errstate(divide="ignore"):
+            return np.where(tau > 0, 2.0 * norm.sf(norm.isf(alpha / 2) / np.sqrt(np.maximum(tau, 1e-300))), 0.0)
+    return alpha * np.log1p((math.e - 1.0) * tau)
+
+
+@lru_cache(maxsize=256)
+def nominal_levels(schedule: tuple, alpha: float = ALPHA, kind: str = "obf", grid: int = 2001) -> tuple:
+    """One-sided nominal levels ``p_k`` (and the normal boundaries ``z_k``) of the one-sided group-sequential
+    design with spending ``kind`` at looks ``schedule`` (run counts), by recursive numerical integration on
+    the score scale :math:`S_k = Z_k \\sqrt{\\tau_k}` (increments independent, variance
+    :math:`\\tau_k - \\tau_{k-1}`; Armitage, McPherson & Rowe 1969).
+
+    Returns:
+        ``((p_1, ..., p_K), (z_1, ..., z_K))``.
+    """
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    n = np.asarray(schedule, dtype=float)
+    tau = n / n[-1]
+    cum = spending(tau, alpha, kind)
+    inc = np.diff(np.concatenate([[0.0], cum]))
+    zs, ps = [], []
+    x = w = f = None  # grid, quadrature weights and sub-density of S_{k-1} on the continuation region
+    for k in range(len(n)):
+        if k == 0:
+            z = float(norm.isf(inc[0])) if inc[0] > 0 else math.inf
+            b = z * math.sqrt(tau[0])
+            lo = -8.0 * math.sqrt(tau[0])
+            x = np.linspace(lo, min(b, 8.0 * math.sqrt(tau[0])), grid)
+            w = _simpson(x)
+            f = norm.pdf(x / math.sqrt(tau[0])) / math.sqrt(tau[0])
+        else:
+            sd = math.sqrt(tau[k] - tau[k - 1])
+
+            def cross(bk):
+                return float(np.sum(w * f * norm.sf((bk - x) / sd)))
+
+            if inc[k] <= 0:
+                b = math.inf
+            else:
+                top = x[-1] + 12 * sd
+                b = brentq(lambda bk: cross(bk) - inc[k], x[0] - 12 * sd, top, xtol=1e-12) \
+                    if cross(top) < inc[k] < cross(x[0] - 12 * sd) else math.inf
+            z = b / math.sqrt(tau[k])
+            y = np.linspace(-8.0 * math.sqrt(tau[k]), min(b, 8.0 * math.sqrt(tau[k])), grid)
+            f = (w * f) @ (norm.pdf((y[None, :] - x[:, None]) / sd) / sd)
+            x, w = y, _simpson(y)
+        zs.append(float(z))
+        ps.append(float(norm.sf(z)))
+    return tuple(ps), tuple(zs)
+
+
+@lru_cache(maxsize=256)
+def t_adjustment(schedule: tuple, alpha: float = ALPHA, kind: str = "obf", n_sims: int = 200_000,
+                 seed: int = 20_240) -> float:
+    r"""The factor :math:`\lambda` by which the nominal levels are scaled (``Design(adjust=True)``, the default)
+    so that Student's t at the looks spends ``alpha`` under a normal null. The significance level approach is
+    exact at each look alone, but at few degrees of freedom the looks' t statistics are less correlated than
+    the z's, and Pocock-type spending then overshoots (measured: 2.63–2.75 % at 2.5 %). Found by bisection
+    on ``n_sims`` normal sequences with a fixed seed, both tails pooled (the rate estimated from
+    ``2 n_sims`` tails, Monte-Carlo s.e. ≈ 0.025 points at 2.5 %)."""
+    from .stats import t_quantile
+
+    p0 = nominal_levels(schedule, alpha, kind)[0]
+    ns = schedule
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=tuple(ns)))
+    T = np.empty((n_sims, len(ns)))
+    for i in range(0, n_sims, 50_000):
+        d = rng.standard_normal((min(50_000, n_sims - i), ns[-1]))
+        for k, n in enumerate(ns):
+            x = d[:, :n]
+            T[i:i + x.shape[0], k] = x.mean(axis=1) / (x.std(axis=1, ddof=1) / math.sqrt(n))
+
+    def rate(lam):
+        c = np.array([t_quantile(1 - min(lam * p, 0.5), n - 1) for p, n in zip(p0, ns)])
+        return ((T >= c).any(axis=1).mean() + (T <= -c).any(axis=1).mean()) / 2
+
+    lo, hi = 0.5, 1.5
+    for _ in range(25):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if rate(mid) < alpha else (lo, mid)
+    return (lo + hi) / 2
+
+
+def _simpson(x):
+    """Simpson weights on an equally spaced grid of odd length."""
+    h = (x[-1] - x[0]) / (x.size - 1)
+    w = np.ones(x.size)
+    w[1:-1:2], w[2:-1:2] = 4.0, 2.0
+    return w * h / 3.0
+
+
+@dataclass(frozen=True)
+class Design:
+    """A group-sequential design: looks after ``schedule`` runs (increasing, first ≥ 3), one-sided ``alpha`` per
+    direction, spending ``kind``.
+
+    Attributes (derived): ``p`` the one-sided nominal level per look, ``z`` the normal boundary,
+    ``level(k)`` the two-sided level of look ``k``'s interval (``1 − 2 p_k``), ``t_bound(k)`` the Student
+    critical value at ``n_k − 1`` d.o.f.
+    """
+
+    schedule: tuple = (3, 5, 10, 20)
+    alpha: float = ALPHA
+    kind: str = "obf"
+    adjust: bool = True
+
+    def __post_init__(self):
+        s = tuple(int(v) for v in self.schedule)
+        check("schedule", s, rule(lambda v: len(v) >= 1 and v[0] >= 3 and all(a < b for a, b in zip(v, v[1:])),
+                                  "increasing run counts, the first >= 3"))
+        check("alpha", self.alpha, rule(lambda v: 0 < v < 0.5, "a one-sided level in (0, 0.5)"))
+        check("kind", self.kind, one_of(*SPENDING))
+        object.__setattr__(self, "schedule", s)
+
+    @property
+    def p(self) -> tuple:
+        p = nominal_levels(self.schedule, float(self.alpha), self.kind)[0]
+        if not self.adjust:
+            return p
+        lam = t_adjustment(self.schedule, float(self.alpha), self.kind)
+        return tuple(v * lam for v in p)
+
+    @property
+    def z(self) -> tuple:
+        return nominal_levels(self.schedule, float(self.alpha), self.kind)[1]
+
+    @property
+    def K(self) -> int:
+        return len(self.schedule)
+
+    def level(self, k: int) -> float:
+        """Two-sided level of the interval at look ``k`` (0-based)."""
+        return 1.0 - 2.0 * self.p[k]
+
+    def t_bound(self, k: int) -> float:
+        from .stats import t_quantile
+
+        return t_quantile(1.0 - self.p[k], self.schedule[k] - 1)
+
+    def spent(self) -> tuple:
+        """Cumulative alpha spent at each look."""
+        n = np.asarray(self.schedule, float)
+        return tuple(float(v) for v in spending(n / n[-1], self.alpha, self.kind))
+
+    def describe(self) -> dict:
+        return {"schedule": list(self.schedule), "alpha_one_sided": self.alpha, "spending": self.kind,
+                "looks": [{"n": n, "alpha_spent": s, "nominal_p": p, "z": z, "t": self.t_bound(k),
+                           "level": self.level(k)}
+                          for k, (n, s, p, z) in enumerate(zip(self.schedule, self.spent(), self.p, self.z))]}
+
+
+def look_verdict(d, design: Design, k: int, side: str = "<", threshold: float = 0.0,
+                 margin: float | None = None, final: bool | None = None) -> tuple[str, float, float]:
+    """The verdict at look ``k`` of ``mean(d) side threshold`` from the per-run values ``d`` (the first
+    ``n_k`` of them are used): ``"PASS"``, ``"FAIL"``, ``"WITHIN"`` (inside ``threshold ± margin``) or
+    ``"CONTINUE"`` (``"INCONCLUSIVE"`` at the last look), with the look's interval."""
+    from .claims import verdict
+    from .stats import paired_t_interval
+
+    n = design.schedule[k]
+    d = np.asarray(d, dtype=float)[:n]
+    check("d", d, rule(lambda v: v.size == n, f"{n} runs (look {k + 1} of {design.schedule})"))
+    _, lo, hi = paired_t_interval(d, design.level(k))
+    v = verdict(lo, hi, side, threshold)
+    if v == "INCONCLUSIVE" and margin and threshold - margin < lo and hi < threshold + margin:
+        v = WITHIN
+    last = (k == design.K - 1) if final is None else final
+    if v == "INCONCLUSIVE":
+        v = "INCONCLUSIVE" if last else "CONTINUE"
+    return v, float(lo), float(hi)
+
+
+# ------------------------------------------------------------------------------ simulation
+def _draw(rng, dist, size):
+    if dist == "normal":
+        return rng.standard_normal(size)
+    if dist == "t3":
+        return rng.standard_t(3, size) / math.sqrt(3.0)  # unit variance
+    if dist == "lognormal":
+        return (rng.lognormal(0.0, 1.0, size) - math.exp(0.5)) / math.sqrt((math.e - 1) * math.e)  # mean 0, sd 1
+    check("dist", dist, one_of(*NULLS))
+
+
+def simulate(design: Design, dist: str = "normal", effect: float = 0.0, n_sims: int = 100_000, seed: int = 0,
+             margin: float | None = None, chunk: int = 20_000) -> dict:
+    """The rule simulated on ``n_sims`` sequences of per-run values ``d = effect + ε`` (ε from ``dist``, mean 0,
+    sd 1), for the claim ``mean(d) < 0`` (the threshold 0; ``effect`` in standard deviations of d), each
+    stopped at its first decisive look. The intervals and verdicts are this module's (the same arithmetic as
+    :func:`look_verdict`, vectorised).
+
+    Returns:
+        ``{"pass", "fail", "within", "inconclusive"}``: the overall shares; ``"pass_by_look"``, ``"fail_by_look"``,
+        ``"within_by_look"``: the cumulative shares at each look; ``"mean_n"`` the average runs used; ``"se"``
+        the Monte-Carlo standard error of a rate of ``alpha``; ``n_sims``, ``dist``, ``effect``, ``margin``.
+    """
+    check("dist", dist, one_of(*NULLS))
+    check("n_sims", n_sims, integer(ge=1))
+    K, ns = design.K, design.schedule
+    cs = [design.t_bound(k) for k in range(K)]
+    counts = {v: np.zeros(K, int) for v in ("PASS", "FAIL", WITHIN)}
+    used = 0.0
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(NULLS.index(dist),)))
+    done_total = 0
+    while done_total < n_sims:
+        m = min(chunk, n_sims - done_total)
+        d = effect + _draw(rng, dist, (m, ns[-1]))
+        alive = np.ones(m, bool)
+        for k in range(K):
+            x = d[:, :ns[k]]
+            mean = x.mean(axis=1)
+            se = x.std(axis=1, ddof=1) / math.sqrt(ns[k])
+            lo, hi = mean - cs[k] * se, mean + cs[k] * se
+            p = alive & (hi < 0)
+            f = alive & (lo >= 0)
+            wi = alive & ~p & ~f & (lo > -margin) & (hi < margin) if margin else np.zeros(m, bool)
+            for v, mask in (("PASS", p), ("FAIL", f), (WITHIN, wi)):
+                counts[v][k] += int(mask.sum())
+            stop = p | f | wi
+            used += float(ns[k]) * stop.sum()
+            alive &= ~stop
+        used += float(ns[-1]) * alive.sum()
+        done_total += m
+    cum = {v: np.cumsum(c) / n_sims for v, c in counts.items()}
+    a = design.alpha
+    return {"dist": dist, "effect": float(effect), "margin": margin, "n_sims": int(n_sims),
+            "schedule": list(ns), "spending": design.kind,
+            "pass": float(cum["PASS"][-1]), "fail": float(cum["FAIL"][-1]), "within": float(cum[WITHIN][-1]),
+            "inconclusive": float(1 - cum["PASS"][-1] - cum["FAIL"][-1] - cum[WITHIN][-1]),
+            "pass_by_look": [float(v) for v in cum["PASS"]], "fail_by_look": [float(v) for v in cum["FAIL"]],
+            "within_by_look": [float(v) for v in cum[WITHIN]], "mean_n": used / n_sims,
+            "se": math.sqrt(a * (1 - a) / n_sims)}
+
+
+def calibration(design: Design, n_sims: int = 100_000, seed: int = 0, dists=NULLS) -> list[dict]:
+    """False-PASS and false-FAIL rates across all looks, the effect exactly at the threshold, per null."""
+    return [simulate(design, dist, 0.0, n_sims, seed) for dist in dists]
+
+
+def power(design: Design, effects=(0.5, 1.0, 2.0), n_sims: int = 20_000, seed: int = 1, dist: str = "normal") -> list[dict]:
+    """The cumulative PASS rate by look of ``mean(d) < 0`` when the true mean is ``-effect`` standard deviations."""
+    return [simulate(design, dist, -float(e), n_sims, seed) for e in effects]
+
+
+# ------------------------------------------------------------------------------ tables (docs/statistics.md)
+def boundary_table(design: Design) -> str:
+    rows = ["| look | runs n | α spent (cumulative) | nominal one-sided p | z boundary | t boundary (n − 1 d.o.f.) | "
+            "interval level |", "|---|---|---|---|---|---|---|"]
+    for k, L in enumerate(design.describe()["looks"]):
+        rows.append(f"| {k + 1} | {L['n']} | {L['alpha_spent']:.3g} | {L['nominal_p']:.3g} | {L['z']:.3f} | "
+                    f"{L['t']:.3f} | {_level_words(L['level'])} |")
+    return "\n".join(rows)
+
+
+def _level_words(level: float) -> str:
+    return f"1 − {1 - level:.2g}" if level > 0.9999 else f"{100 * level:.4g} %"
+
+
+def calibration_table(designs, n_sims: int = 100_000, seed: int = 0) -> str:
+    rows = ["| schedule | spending | null | false PASS (%) | false FAIL (%) | MC s.e. (%) | mean runs |",
+            "|---|---|---|---|---|---|---|"]
+    for des in designs:
+        for r in calibration(des, n_sims, seed):
+            rows.append(f"| {', '.join(map(str, des.schedule))} | {des.kind} | {r['dist']} | {100 * r['pass']:.2f} | "
+                        f"{100 * r['fail']:.2f} | {100 * r['se']:.2f} | {r['mean_n']:.2f} |")
+    return "\n".join(rows)
+
+
+def power_table_md(design: Design, effects=(0.5, 1.0, 2.0), n_sims: int = 20_000, seed: int = 1) -> str:
+    head = " | ".join(f"n = {n}" for n in design.schedule)
+    rows = [f"| δ (s.d. of d) | {head} | fixed-size t at n = {design.schedule[-1]} |",
+            "|---|" + "---|" * (design.K + 1)]
+    from scipy.stats import nct
+
+    from .stats import t_quantile
+
+    nK = design.schedule[-1]
+    for r in power(design, effects, n_sims, seed):
+        e = -r["effect"]
+        exact = float(nct.sf(t_quantile(1 - design.alpha, nK - 1), nK - 1, e * math.sqrt(nK)))
+        rows.append(f"| {e:g} | " + " | ".join(f"{100 * v:.1f}" for v in r["pass_by_look"]) + f" | {100 * exact:.1f} |")
+    return "\n".join(rows)
+
+
+def equivalence_table(design: Design, margin: float = 0.5, n_sims: int = 100_000, seed: int = 2) -> str:
+    rows = ["| null | P(within m), effect at t + m (%) | P(within m), effect at t (%) | MC s.e. (%) |",
+            "|---|---|---|---|"]
+    for dist in NULLS:
+        r_edge = simulate(design, dist, margin, n_sims, seed, margin=margin)
+        r_mid = simulate(design, dist, 0.0, n_sims, seed, margin=margin)
+        rows.append(f"| {dist} | {100 * r_edge['within']:.2f} | {100 * r_mid['within']:.1f} | {100 * r_edge['se']:.2f} |")
+    return "\n".join(rows)
+
+
+# ------------------------------------------------------------------------------ claims: capture and decide
+@contextmanager
+def capture_comparisons():
+    """Record the :class:`~bandits.claims.Comparison` behind each claim an experiment's claims function builds.
+
+    Inside the block, :meth:`bandits.experiments.claims.Claim.from_result` also stores its ``result`` in the
+    yielded dict under the claim's id (the claims functions are called as they are, at the look's level; a
+    claim built without ``from_result`` has no entry and is not covered). Restored on exit."""
+    from .experiments.claims import Claim
+
+    got: dict = {}
+    orig = Claim.__dict__["from_result"]
+
+    def from_result(cls, id, claim, check, result, *args, **kwargs):
+        got[id] = result
+        return orig.__func__(cls, id, claim, check, result, *args, **kwargs)
+
+    Claim.from_result = classmethod(from_result)
+    try:
+        yield got
+    finally:
+        Claim.from_result = orig
+
+
+def _leaves(c) -> list:
+    out = []
+    for p in (c.parts or (c,)):
+        out.extend(_leaves(p) if p.parts else [p])
+    return out
+
+
+def covered(c, level: float | None = None) -> tuple[bool, str]:
+    """Whether the rule covers a claim's comparison ``c``: every part's interval is Student's on per-run values
+    (``method`` "t" or "fieller") and, when ``level`` is given, computed at that level or above (the
+    Bonferroni level of a part of an "any" claim is above it; a claims function that ignores ``level`` is not
+    covered). Returns ``(ok, reason)``."""
+    if c is None:
+        return False, "the claim is not built from a Comparison (Claim.from_result)"
+    for p in _leaves(c):
+        if p.method not in _T_METHODS:
+            return False, f"part {p.label!r} uses the {p.method!r} interval (not Student's on per-run values)"
+        if level is not None and p.level < level - 1e-12:
+            return False, f"part {p.label!r} is computed at {p.level:.6g}, not at the look's level {level:.6g}"
+    return True, ""
+
+
+def _within(p, margin: float) -> bool:
+    import math as _m
+
+    lo, hi = p.lo, p.hi
+    if p.bounds is not None or not (_m.isfinite(lo) and _m.isfinite(hi)):
+        return False
+    t = p.threshold
+    if p.margin and p.side == "<=":
+        t += p.margin
+    if p.margin and p.side == ">=":
+        t -= p.margin
+    if p.kind == "ratio":  # the margin on the log scale: (t e^-m, t e^m)
+        return lo > 0 and t > 0 and _m.log(t) - margin < _m.log(lo) and _m.log(hi) < _m.log(t) + margin
+    return t - margin < lo and hi < t + margin
+
+
+def decide_comparison(c, margin: float | None = None, final: bool = False) -> tuple[str, str]:
+    """The sequential status of a claim's comparison computed at the look's level: its own verdict when PASS
+    or FAIL; ``"WITHIN"`` when every undecided part's interval lies within ``margin`` of its threshold (on
+    the log scale for a ratio; never for an equivalence part, whose claim is already about a margin);
+    otherwise ``"CONTINUE"`` (``"INCONCLUSIVE"`` at the last look). Returns ``(status, words)``."""
+    if c.verdict in ("PASS", "FAIL"):
+        return c.verdict, ""
+    open_parts = [p for p in _leaves(c) if p.verdict == "INCONCLUSIVE"]
+    if margin and open_parts and all(_within(p, margin) for p in open_parts):
+        names = ", ".join(p.label for p in open_parts)
+        return WITHIN, f"no difference beyond {margin:g} ({names})"
+    return ("INCONCLUSIVE" if final else "CONTINUE"), ""
+
+
+# ------------------------------------------------------------------------------ the step
+class SequentialExperiment(Protocol):
+    """The hooks an experiment provides for :func:`decide` (one object per committed folder).
+
+    * ``load(folder) -> state``: the committed runs (from the folder's per-run files) and parameters;
+    * ``n_runs(state) -> int``: the runs each claim is tested on now (the design's first look);
+    * ``claims(state, level) -> list[Claim]``: the experiment's own claims function at two-sided ``level``
+      (``claims_from_results``);
+    * ``claim_cells(claim_id, state) -> list``: the cells (hashable keys) behind a claim (``claim_configs``);
+    * ``new_reps(state, n) -> list[int]``: the run indices to add so that every claim has ``n`` tested runs;
+    * ``tasks(cells, reps, state) -> list[(config, rep)]`` and ``seed(state)``, ``fn``: what
+      :func:`bandits.runner.sweep` runs (``fn`` None: the runner's own cell);
+    * ``add_results(state, tasks, results) -> state``: the state with the new runs' rows;
+    * ``cost_s(cell, state) -> float``: the recorded seconds of one run of ``cell`` (for the budget);
+    * ``margins``: claim id → margin fixed before the runs (absent: no within-margin stop).
+    """
+
+    name: str
+    margins: dict
+    fn: object
+
+    def load(self, folder): ...
+    def n_runs(self, state) -> int: ...
+    def claims(self, state, level: float) -> list: ...
+    def claim_cells(self, claim_id: str, state) -> list: ...
+    def new_reps(self, state, n: int) -> list: ...
+    def tasks(self, cells, reps, state) -> list: ...
+    def seed(self, state) -> int: ...
+    def add_results(self, state, tasks, results): ...
+    def cost_s(self, cell, state) -> float: ...
+
+
+def _claim_row(c, k, design, status, words, committed):
+    return {"verdict": status, "decided_at_n": design.schedule[k], "look": k + 1, "level": design.level(k),
+            "effect": c.effect, "interval": [c.lo, c.hi], "label": c.label, "within": words,
+            "committed_verdict": committed, "detail": [p.text() for p in (c.parts or (c,))]}
+
+
+def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=None, n_jobs: int = 1,
+           backend: str = "loky", scheduler: str | None = None, progress: bool = False, write: bool = True,
+           only: list | None = None) -> dict:
+    """The sequential step on a committed folder (see the module docstring): every claim the rule covers is
+    judged at look 1 (the committed runs, ``design.schedule[0]`` of them) at the look's level; the claims not
+    decided get runs in stages, on their cells only, through the run cache, each stage refused when its
+    estimated cost (the cells' recorded seconds per run × runs to add) would take the step over ``budget_s``.
+
+    ``only``: claim ids to consider (default: every claim). With ``write``: writes ``folder/sequential.json`` and
+    rewrites ``folder/claims.json`` with the claims decided by the rule (:func:`_rewrite_claims`).
+
+    Returns:
+        ``{"design", "claims": {id: {...}}, "not_covered": {id: reason}, "stages": [...], "cpu_s", "budget_s",
+        "stopped"}``; a claim's entry: ``verdict`` (PASS, FAIL, WITHIN, INCONCLUSIVE), ``decided_at_n``,
+        ``look``, ``level``, ``effect``, ``interval``, ``within`` (words), ``committed_verdict``.
+    """
+    from .runner import sweep
+
+    folder = Path(folder)
+    committed = {}
+    cj, sj = folder / "claims.json", folder / "sequential.json"
+    if cj.exists():
+        committed = {c["id"]: c.get("verdict") for c in json.loads(cj.read_text())["claims"]}
+    if sj.exists():  # a claims.json the step rewrote: the fixed-size verdicts are the ones its last pass read
+        prev = json.loads(sj.read_text()).get("claims", {})
+        committed.update({cid: r["committed_verdict"] for cid, r in prev.items() if r.get("committed_verdict")})
+    state = exp.load(folder)
+    n0 = exp.n_runs(state)
+    check("design", design, rule(lambda d: d.schedule[0] == n0, f"a schedule starting at the committed {n0} runs"))
+    out = {"experiment": exp.name, "folder": str(folder), "design": design.describe(), "claims": {},
+           "not_covered": {}, "stages": [], "cpu_s": 0.0, "budget_s": None if math.isinf(budget_s) else budget_s,
+           "stopped": ""}
+    margins = dict(getattr(exp, "margins", {}) or {})
+    open_ids: list = []
+    last, final_claims = {}, {}
+    for k in range(design.K):
+        final = k == design.K - 1
+        if k > 0:
+            cells = sorted({c for cid in open_ids for c in exp.claim_cells(cid, state)}, key=repr)
+            reps = list(exp.new_reps(state, design.schedule[k]))
+            est = float(sum(exp.cost_s(c, state) for c in cells)) * len(reps)
+            stage = {"look": k + 1, "n": design.schedule[k], "cells": [repr(c) for c in cells], "reps": reps,
+                     "estimated_s": est, "claims": list(open_ids)}
+            if out["cpu_s"] + est > budget_s:
+                stage["refused"] = f"estimated {est:.0f} s would exceed the budget ({budget_s:.0f} s, {out['cpu_s']:.0f} s spent)"
+                out["stages"].append(stage)
+                out["stopped"] = "budget"
+                break
+            tasks = exp.tasks(cells, reps, state)
+            t0 = time.time()
+            results, stats = sweep(tasks, exp.seed(state), n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
+                                   progress=progress, desc=f"{exp.name} look {k + 1}", fn=exp.fn, scheduler=scheduler)
+            rec = float(sum(float((r.get("meta") or {}).get("wall_time") or 0.0) for r in results))
+            state = exp.add_results(state, tasks, results)
+            stage.update(runs=len(tasks), cached=stats.cached, computed=stats.computed, recorded_s=rec,
+                         wall_s=time.time() - t0)
+            out["stages"].append(stage)
+            out["cpu_s"] += rec
+        level = design.level(k)
+        with capture_comparisons() as got:
+            built = {c.id: c for c in exp.claims(state, level)}
+        if k == 0:
+            for cid in got if only is None else [i for i in only if i in got or i in committed]:
+                ok, why = covered(got.get(cid), level)
+                if ok:
+                    open_ids.append(cid)
+                else:
+                    out["not_covered"][cid] = why
+        for cid in list(open_ids):
+            c = got[cid]
+            last[cid] = (c, k)
+            final_claims[cid] = built.get(cid)
+            status, words = decide_comparison(c, margins.get(cid), final)
+            if status != "CONTINUE":
+                out["claims"][cid] = _claim_row(c, k, design, status, words, committed.get(cid))
+                out["claims"][cid]["margin"] = margins.get(cid)
+                open_ids.remove(cid)
+        if not open_ids:
+            break
+    for cid in open_ids:  # stopped by the budget before the last look
+        c, k = last[cid]
+        out["claims"][cid] = _claim_row(c, k, design, "INCONCLUSIVE", "", committed.get(cid))
+        out["claims"][cid].update(margin=margins.get(cid), stopped="budget")
+    if write:
+        sj.write_text(json.dumps(_json_safe(out), indent=1, allow_nan=False) + "\n")
+        if cj.exists():
+            _rewrite_claims(cj, out, final_claims)
+    return out
+
+
+def _rewrite_claims(path: Path, out: dict, final_claims: dict) -> None:
+    """``claims.json`` with each claim the rule decided replaced by the claim its experiment built at the deciding
+    look (its interval at that look's level), its note saying so; the other claims, and the file's extra keys
+    (paper, figure, mode), as they were. A claim settled within its margin keeps the verdict INCONCLUSIVE, the note
+    says "settled: no difference beyond m" (``sequential.json``: verdict ``WITHIN``)."""
+    from dataclasses import replace
+
+    from .experiments.claims import Claim, write_claims
+
+    old = json.loads(path.read_text())
+    sch = ", ".join(str(L["n"]) for L in out["design"]["looks"])
+    claims = []
+    for d in old["claims"]:
+        r, c = out["claims"].get(d["id"]), final_claims.get(d["id"])
+        if r is None or c is None:
+            d = dict(d)
+            if d.get("interval") is not None:  # JSON's null for a NaN bound
+                d["interval"] = [math.nan if v is None else v for v in d["interval"]]
+            claims.append(Claim(**d))
+            continue
+        what = {"WITHIN": f"settled: {r['within']}", "INCONCLUSIVE": "INCONCLUSIVE"}.get(r["verdict"], r["verdict"])
+        if r.get("stopped"):
+            what += " (the CPU budget stopped the step)"
+        note = (f"sequential rule: {what} at n = {r['decided_at_n']} runs (look {r['look']} of n = {sch}; "
+                f"{out['design']['spending']} spending, 2.5 % one-sided per direction; fixed-size verdict at "
+                f"n = {out['design']['looks'][0]['n']}: {r['committed_verdict']}; sequential.json)")
+        claims.append(replace(c, note=f"{c.note}; {note}" if c.note else note, passed=None))
+    write_claims(claims, path.parent, extra={k: v for k, v in old.items()
+                                            if k not in ("claims", "summary", "summary_by_kind")})
+
+
+def _json_safe(x):
+    if isinstance(x, dict):
+        return {str(k): _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if isinstance(x, (float, np.floating)):
+        return float(x) if math.isfinite(x) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+def summary(out: dict) -> str:
+    """One line per claim: verdict, decided at n runs, the committed verdict, and the schedule."""
+    sch = ", ".join(str(L["n"]) for L in out["design"]["looks"])
+    lines = [f"{out['experiment']}: schedule n = {sch} ({out['design']['spending']} spending, "
+             f"{100 * out['design']['alpha_one_sided']:g} % one-sided per direction); CPU {out['cpu_s']:.0f} s"
+             + (f" of {out['budget_s']:.0f} s" if out["budget_s"] else "") + (f"; stopped: {out['stopped']}" if out["stopped"] else "")]
+    for cid, r in out["claims"].items():
+        v = r["verdict"] if r["verdict"] != WITHIN else f"SETTLED: {r['within']}"
+        lines.append(f"  {cid}: {v}, decided at n = {r['decided_at_n']} runs (look {r['look']}; committed: "
+                     f"{r['committed_verdict']})" + (" [budget]" if r.get("stopped") else ""))
+    for cid, why in out["not_covered"].items():
+        lines.append(f"  {cid}: not covered by the rule ({why})")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ command line
+#: folder name → the module:class of its hooks (an experiment with INCONCLUSIVE claims adds a line here)
+HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential",
+         "fn_ucb": "bandits.experiments.fn_ucb_sequential:FNUCBSequential"}
+
+
+def hooks_for(name: str):
+    """The :class:`SequentialExperiment` hooks registered for ``figures/<name>``."""
+    from importlib import import_module
+
+    check("name", name, one_of(*HOOKS))
+    mod, cls = HOOKS[name].split(":")
+    return getattr(import_module(mod), cls)()
+
+
+def tables(n_sims: int = 100_000) -> str:
+    """The markdown tables of docs/statistics.md's sequential section (boundaries, calibration, power)."""
+    designs = [Design(s, kind=k) for s in ((3, 5, 10, 20), (5, 10, 20, 40)) for k in SPENDING]
+    parts = []
+    for des in designs:
+        parts.append(f"Boundaries, schedule {', '.join(map(str, des.schedule))}, {des.kind} spending "
+                     f"(λ = {t_adjustment(des.schedule, des.alpha, des.kind):.4f}):\n\n" + boundary_table(des))
+    parts.append(f"False PASS / false FAIL across all looks, effect at the threshold ({n_sims} sequences per row, "
+                 "seed 0):\n\n" + calibration_table(designs, n_sims))
+    for des in designs:
+        parts.append(f"Power (cumulative PASS by look, %), schedule {', '.join(map(str, des.schedule))}, {des.kind} "
+                     "spending, normal d, 20 000 sequences:\n\n" + power_table_md(des))
+    des = Design((5, 10, 20, 40))
+    parts.append("Within-margin stop, margin m = 0.5 s.d., schedule 5, 10, 20, 40, obf (100 000 sequences):\n\n"
+                 + equivalence_table(des, 0.5, n_sims))
+    return "\n\n".join(parts)
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m bandits.sequential", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("tables", help="print the boundary, calibration and power tables (docs/statistics.md)")
+    t.add_argument("--n-sims", type=int, default=100_000)
+    d = sub.add_parser("decide", help="the sequential step on a committed folder figures/<name>/")
+    d.add_argument("names", nargs="+", help=f"folders with hooks: {', '.join(HOOKS)}")
+    d.add_argument("--figures", default="figures")
+    d.add_argument("--schedule", default="", help="run counts, e.g. 5,10,20,40 (default: n0, 2 n0, 4 n0, 8 n0)")
+    d.add_argument("--spending", default="obf", choices=SPENDING)
+    d.add_argument("--budget-s", type=float, default=math.inf, help="CPU seconds (recorded run times)")
+    d.add_argument("--cache-dir", default=None, help="default: $BANDITS_CACHE_DIR or cache/ (the notebooks' cache)")
+    d.add_argument("--n-jobs", type=int, default=1)
+    d.add_argument("--backend", default="loky")
+    d.add_argument("--scheduler", default=None)
+    d.add_argument("--dry-run", action="store_true", help="do not write sequential.json")
+    a = ap.parse_args(argv)
+    if a.cmd == "tables":
+        print(tables(a.n_sims))
+        return 0
+    if a.cache_dir is None:
+        from .experiments.notebook import default_cache_dir
+
+        a.cache_dir = default_cache_dir()
+    for name in a.names:
+        exp = hooks_for(name)
+        folder = Path(a.figures) / name
+        if a.schedule:
+            sch = tuple(int(v) for v in a.schedule.split(","))
+        else:
+            n0 = exp.n_runs(exp.load(folder))
+            sch = (n0, 2 * n0, 4 * n0, 8 * n0)
+        out = decide(exp, folder, Design(sch, kind=a.spending), budget_s=a.budget_s, cache_dir=a.cache_dir,
+                     n_jobs=a.n_jobs, backend=a.backend, scheduler=a.scheduler, progress=True, write=not a.dry_run)
+        print(summary(out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
