@@ -106,11 +106,11 @@ define run_notebooks
 	done
 endef
 
-# $(1): output root: the table of wall times and cell counts (papermill's records), printed and
-# written to $(1)/TIMES.md.
+# $(1): output root: the time of each notebook from its runs' own recorded times (every folder under
+# $(1), not only the notebooks just run; papermill's record beside it), printed and written to $(1)/TIMES.md.
 define notebook_times
-	@echo "== wall times (papermill)"
-	@$(VPY) tools/nbtools.py times $(1) $(NB_IPYNB)
+	@echo "== times (the runs' own recorded times, every folder under $(1))"
+	@$(VPY) tools/nbtools.py times $(1)
 endef
 
 # $(1): "strict" (a failure stops make) or "lenient" (a failure is reported; nbval then skips the
