@@ -157,8 +157,10 @@ LAB_CURVE = $(shell $(VPY) -c "import zmq; print('--KernelManager.transport_encr
 lab: $(STAMP) ## JupyterLab on notebooks/, with jupytext pairing (.py and .ipynb saved together); LAB_ARGS=...
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks $(LAB_ROOT) $(LAB_CURVE) $(LAB_ARGS)
 
-bench: $(STAMP) ## run the benchmarks (bandits.bench)
-	$(VPY) -m bandits.bench
+# More options for `make bench`: names, --list, floor --write (python -m bandits.bench --help).
+BENCH_ARGS ?=
+bench: $(STAMP) ## run the benchmarks (bandits.bench); BENCH_ARGS='floor --write', '--list', names ...
+	$(VPY) -m bandits.bench $(BENCH_ARGS)
 
 data: $(STAMP) ## fetch the missing datasets into the data home (BANDITS_DATA_DIR, else the user cache)
 	$(VPY) -m bandits.data ensure
