@@ -341,15 +341,16 @@ class Work:
     * ``bytes``: bytes a level-2 operation must stream (a rank-1 update reads and writes its n × n
       matrix: 16n²; a matrix-vector product reads it: 8n²), at the memory bandwidth;
     * ``calls``: calls of a tiny network's forward/backward pass, each costing at least the per-call
-      overhead (small networks are dominated by it).
+      overhead (small networks are dominated by it);
+    * ``elem``: kernel entries (one ``exp`` each), at the measured rate of ``np.exp``.
 
     Only the operations an algorithm cannot do without are counted (not copies, not re-factorisations
-    that an update could replace); elementwise work (``exp`` of a kernel, ReLU) is not counted, so the
-    floor is a lower bound. ``floor(rates) = l3_big/R_big + l3_small/R_small + bytes/BW + calls·t_call``.
+    that an update could replace); other elementwise work (ReLU, clipping) is not counted, so the floor
+    is a lower bound. ``floor = l3_big/R_big + l3_small/R_small + bytes/BW + calls·t_call + elem/R_exp``.
     """
 
     def __init__(self):
-        self.l3_big = self.l3_small = self.bytes = self.calls = 0.0
+        self.l3_big = self.l3_small = self.bytes = self.calls = self.elem = 0.0
 
     def l3(self, flops: float, n: int) -> "Work":
         """Level-3 flops on matrices whose largest order is ``n``."""
@@ -371,6 +372,12 @@ class Work:
         """Cholesky of an ``n × n`` matrix: n³/3 flops."""
         return self.l3(n**3 / 3.0, n)
 
+    def kernel(self, a: int, b: int, d: int) -> "Work":
+        """An ``a × b`` kernel matrix of ``d``-dimensional points: the inner products (2abd flops) and
+        one ``exp`` per entry."""
+        self.elem += float(a) * b
+        return self.gemm(a, d, b)
+
     def stream(self, nbytes: float) -> "Work":
         self.bytes += float(nbytes)
         return self
@@ -390,11 +397,12 @@ class Work:
 
     def floor(self, rates: dict) -> float:
         return (self.l3_big / rates["gemm_big_flops"] + self.l3_small / rates["gemm_small_flops"]
-                + self.bytes / rates["bandwidth_bytes"] + self.calls * rates["call_s"])
+                + self.bytes / rates["bandwidth_bytes"] + self.calls * rates["call_s"]
+                + self.elem / rates["exp_per_s"])
 
     def as_dict(self) -> dict:
         return {"l3_big_flops": self.l3_big, "l3_small_flops": self.l3_small, "bytes": self.bytes,
-                "calls": self.calls}
+                "calls": self.calls, "exp": self.elem}
 
 
 def _best_rate(fn, work: float, min_s: float = 0.15, reps: int = 3) -> float:
@@ -447,6 +455,9 @@ def machine_rates(min_s: float = 0.15) -> dict:
     dst = np.empty_like(big)
     bw_copy = _best_rate(lambda: np.copyto(dst, big), 2.0 * big.nbytes, min_s)
     out.update(bandwidth_ger=bw_ger, bandwidth_copy=bw_copy, bandwidth_bytes=max(bw_ger, bw_copy))
+    x = rng.standard_normal(1 << 20)
+    y = np.empty_like(x)
+    out["exp_per_s"] = _best_rate(lambda: np.exp(x, out=y), float(x.size), min_s)
     out.update(_call_overheads())
     out["call_s"] = min(out["call_torch_s"], out["call_numpy_s"])
     return out
@@ -507,28 +518,38 @@ def _timed(fn) -> float:
 # ---------------------------------------------------------------------------------------------
 def coop_work(rounds: list[dict], D: int, K: int, n_points: int, n_embed: int) -> Work:
     """Floor of a Coop-type run from its per-round sizes (``rounds``: one dict per scoring round with
-    ``refresh`` (K̂_z refreshed), ``models``: a list of ``(r, members, sources, new)`` per model: rank,
-    agents served, accepted sources visible, new observations this round).
+    ``refresh`` (K̂_z refreshed) and ``models``: a tuple ``(r, members, sources, n)`` per model: rank,
+    agents served, accepted sources visible, observations visible).
 
-    Per refresh: the MMD Gram of the ``n_points`` mean embeddings (2·n²·n_embed) and, per model, the
-    eigenpairs of its network kernel over its sources (tridiagonalisation, 4/3·s³). Per model and round,
-    with ``p = r·D``: the model either absorbs its new observations (each ψ = L_u ⊗ φ(x) is a rank-1
-    term: a rank-k factor update, 2p²k) or, after a refresh (new features), is built from the sources'
-    statistics (the packed GEMM 2·(r(r+1)/2)·s·(D(D+1)/2) and a Cholesky p³/3), whichever is cheaper
-    (a refresh forces the build); then every member scores its K arms (K triangular solves, K·p²)."""
+    Per refresh: the MMD Gram of the ``n_points`` mean embeddings (2·n_points²·n_embed) and, per model,
+    the eigenpairs of its network kernel over its sources (the tridiagonalisation, 4/3·s³). Per model
+    and round, the cheaper of two exact forms of the same posterior:
+
+    * primal, ``p = r·D``: absorb the round's new observations (one per visible source; each
+      ψ = L_u ⊗ φ(x) is a rank-1 term: a rank-s factor update, 2p²s) or build the model from the
+      sources' statistics (the packed GEMM 2·(r(r+1)/2)·s·(D(D+1)/2) and a Cholesky p³/3), the
+      cheaper of the two (a refresh changes the features and forces the build); then every member
+      scores its K arms (K triangular solves, K·p²);
+    * dual, over the n visible observations: their Gram (2n²D) and Cholesky (n³/3), each member's K
+      arms against them (2K·n·D and K·n²).
+    """
     w = Work()
     ntri = D * (D + 1) // 2
     for rd in rounds:
         if rd["refresh"]:
             w.gemm(n_points, n_embed, n_points)
-        for r, members, sources, new in rd["models"]:
+        for r, members, sources, n in rd["models"]:
             p = r * D
             if rd["refresh"]:
                 w.l3(4.0 / 3.0 * sources**3, sources)
             build = 2.0 * (r * (r + 1) // 2) * sources * ntri + p**3 / 3.0
-            upd = 2.0 * p * p * new
-            w.l3(build if rd["refresh"] else min(build, upd), p)
-            w.trsm(p, K * members)
+            upd = 2.0 * p * p * sources
+            primal = (build if rd["refresh"] else min(build, upd)) + float(p) * p * K * members
+            dual = 2.0 * n * n * D + n**3 / 3.0 + members * (2.0 * K * n * D + float(n) * n * K)
+            if primal <= dual:
+                w.l3(primal, p)
+            else:
+                w.l3(dual, n)
     return w
 
 
@@ -544,8 +565,8 @@ def _record_coop(pol) -> list[dict]:
         for c in pol.reps:
             c = int(c)
             tau = pol.tau_acc[c][pol.acc[c]]
-            models.append((int(pol.r[c]), len(pol.members[c]), int(np.count_nonzero(tau <= t)),
-                           int(np.count_nonzero(tau <= t))))
+            seen = tau[tau <= t]
+            models.append((int(pol.r[c]), len(pol.members[c]), len(seen), int(np.sum(t - seen + 1))))
         rounds.append({"refresh": refresh, "models": models})
         return out
 
@@ -587,20 +608,21 @@ def approx_dis_work(steps: list[tuple], syncs: list[tuple], d: int) -> Work:
     and new dictionary sizes).
 
     Per step: the arms' Nyström features (kernel to the dictionary 2Kmd, then the basis, a triangular
-    solve K·m²), their variances under the agent's A⁻¹ (K·2m²), the chosen arm's Sherman–Morrison
-    update of A⁻¹ (level 2: 24m² bytes) and its trigger variance under the synchronised model (a
-    matrix-vector product, 8m² bytes). Per sync: the leverage scores of the n history points under the
-    old model (n·m_old²), the new dictionary's factor (m³/3), the history's features (2nmd + n·m²),
+    solve K·m²) and their variances under the synchronised A⁻¹ (K·2m², which also gives the chosen
+    arm's trigger variance and ``A⁻¹z``). An agent's own points since the sync enter as a low-rank
+    correction of the shared A⁻¹ (O(m·k) per arm for k own points, not counted), so no m × m update
+    per step is needed (the engine does one, a Sherman–Morrison update of its own copy). Per sync: the leverage scores of the n history points under the
+    old model (n·m_old²), the new dictionary's kernel matrix and factor (m²d, m³/3), the history's
+    features (the kernel 2nmd, then n·m²),
     ``ZᵀZ`` (n·m², symmetric) and the inverse of ``A`` (m³/3 + 2m³/3)."""
     w = Work()
     for m, K in steps:
         if m:
-            w.gemm(K, d, m).trsm(m, K).gemm(K, m, m)
-            w.rank1(m).stream(8.0 * m * m)
+            w.kernel(K, m, d).trsm(m, K).gemm(K, m, m)
     for n, m_old, m in syncs:
         if m_old:
             w.trsm(m_old, n)
-        w.chol(m).gemm(n, d, m).trsm(m, n).l3(float(n) * m * m, m).l3(m**3, m)
+        w.kernel(m, m, d).chol(m).kernel(n, m, d).trsm(m, n).l3(float(n) * m * m, m).l3(m**3, m)
     return w
 
 
@@ -644,12 +666,12 @@ def async_work(steps: list[tuple], exchanges: list[tuple], d: int) -> Work:
     w = Work()
     for m, _M, K in steps:
         if m:
-            w.gemm(K, d, m).trsm(m, K).trsm(m, K)
+            w.kernel(K, m, d).trsm(m, K).trsm(m, K)
     for n, m_prev, m in exchanges:
         if m_prev:
-            w.gemm(n, d, m_prev).trsm(m_prev, n).trsm(m_prev, n)
-        w.l3(float(m - m_prev) * m * m, m)
-        w.gemm(n, d, m).trsm(m, n)
+            w.kernel(n, m_prev, d).trsm(m_prev, n).trsm(m_prev, n)
+        w.kernel(m - m_prev, m, d).l3(float(m - m_prev) * m * m, m)
+        w.kernel(n, m, d).trsm(m, n)
         w.l3(2.0 * m * m * n, m).trsm(m, 2)
     return w
 
@@ -689,7 +711,7 @@ def one_kernel_work(ns, K: int, d: int) -> Work:
     chosen arm's column is the new row of the factor, so the append adds only O(n))."""
     w = Work()
     for n in ns:
-        w.gemm(K, d, n).trsm(n, K)
+        w.kernel(K, n, d).trsm(n, K)
     return w
 
 
@@ -889,6 +911,8 @@ def _fmt_work(row) -> str:
         parts.append(f"{row['bytes'] / 1e9:.3g} GB streamed")
     if row["calls"]:
         parts.append(f"{row['calls']:.0f} calls")
+    if row.get("exp"):
+        parts.append(f"{row['exp'] / 1e6:.3g} M exp")
     return ", ".join(parts) or "-"
 
 
@@ -910,7 +934,7 @@ def floor_markdown(res: dict) -> str:
               f"{r['gemm_small_flops'] / 1e9:.1f} GFLOP/s; memory bandwidth {r['bandwidth_bytes'] / 1e9:.1f} GB/s "
               f"(dger {r['bandwidth_ger'] / 1e9:.1f}, copy {r['bandwidth_copy'] / 1e9:.1f}); a tiny network's "
               f"forward + backward {1e6 * r['call_torch_s']:.0f} µs in torch, {1e6 * r['call_numpy_s']:.0f} µs in "
-              f"numpy's closed form (the floor takes the smaller)."]
+              f"numpy's closed form (the floor takes the smaller); np.exp {r['exp_per_s'] / 1e6:.0f} M/s."]
     return "\n".join(lines)
 
 
