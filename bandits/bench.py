@@ -14,13 +14,19 @@
   rebuilds, O(M·m) per round);
 * one run of each Figure-1 algorithm at the paper's size (N = 10, T = 50, M = 2000);
 * Async-KernelUCB's step on f1 (N = 100, T = 2000), the server merge eager (the m × m aggregate formed at
-  every exchange, as before the issue-25 budget change) against lazy (the default), CPU ms per step
+  every exchange, as the merge did before it became lazy) against lazy (the default), CPU ms per step
   (:func:`bench_async_exchange`);
 * the coming papers' entries (:data:`EXTRA_BENCHMARKS`: Coop-KernelUCB ms per agent-round, FN-UCB
-  ms per iteration), filled by :func:`register_benchmark` from their modules.
+  ms per iteration), filled by :func:`register_benchmark` from their modules;
+* ``floor``: each heavy engine against its floor (:class:`Work`, :func:`machine_rates`,
+  :data:`FLOOR_ENGINES`): the arithmetic a reduced but representative run must do, counted from its
+  sizes, the machine's rates for that kind of work measured in the same run, and the engine's CPU time
+  as a ratio to the floor; ``--write`` puts the table in docs/running.md.
 
-Results are printed as a table (CPU | GPU) and written to ``results/bench/bench.json``. Timings
-are wall-clock on this machine.
+Command line: ``python -m bandits.bench --help``; ``--list``; benchmarks selected by name or part of a
+name (``python -m bandits.bench floor coop``); ``make bench BENCH_ARGS='floor --write'``. Results are
+printed and written to ``results/bench/bench.json``. Timings are wall-clock on this machine unless an
+entry says CPU time (the floor and the Coop/FN-UCB entries: the reference machine is shared).
 """
 from __future__ import annotations
 
@@ -154,15 +160,15 @@ def bench_coop_kernel_ucb(device: str = "cpu", row: str = "linear", T: int | Non
     """Milliseconds of **process CPU time** per agent-round of Eager-KernelUCB (primal path) on
     ER(200, 0.7) (γ = 1, ``|N_γ(v)|`` ≈ 141), 8 arms, d = 10, one BLAS thread: linear row ``T = 30``,
     ``r_max = r_limit = 10``; RBF row ``T = 12``, 128 random features, ``r_max = r_limit = 4``;
-    ``K̂_z`` by MMD every 10 rounds (the sizes of the issue-9 measurements); ``features="nystroem"``:
+    ``K̂_z`` by MMD every 10 rounds (the sizes of the engine's first measurements); ``features="nystroem"``:
     the RBF row of the figure, 32 Nyström landmarks, ``T = 30``; ``r_limit=None`` (with
-    ``features="nystroem"``): the RBF row at the ranks of the figure since issue 29 (no cap: the rank
+    ``features="nystroem"``): the RBF row at the ranks of the figure (no cap: the rank
     raised until every agent keeps ≥ 95 % of its own variance), ``T = 40``: the first rounds, where the
     MMD estimate from a few samples is noisy and the safeguard asks for ranks up to ≈ 90, dominate it
-    (measured 2026-11-27: 3.4 ms uncapped against 0.31 ms with the cap of 4; over whole T = 1000 runs
+    (measured: 3.4 ms uncapped against 0.31 ms with the cap of 4; over whole T = 1000 runs
     Eager took 0.56 ms (ER) and 0.65 ms (as-733) of CPU per agent-round uncapped). CPU time rather than
     wall-clock because the 2-core reference machine is shared; the numpy engine has no GPU path
-    (``device="cuda"`` gives NaN). Targets (issue 9): ≤ 1 ms (linear), ≤ 5 ms (RBF)."""
+    (``device="cuda"`` gives NaN). Targets: ≤ 1 ms (linear), ≤ 5 ms (RBF)."""
     if device != "cpu":
         return float("nan")
     from .algorithms.coop_kernel_ucb import EagerKernelUCB
@@ -195,19 +201,19 @@ register_benchmark("coop_kernel_ucb_rbf_nystroem",
                    "K̂_z capped at 4 (the ablation; CPU time)")
 register_benchmark("coop_kernel_ucb_rbf_uncapped",
                    lambda device: bench_coop_kernel_ucb(device, row="rbf", features="nystroem", r_limit=None),
-                   "ms per agent-round", "Coop-KernelUCB: Eager, V = 200, RBF row as in Figure 1 since issue 29: "
+                   "ms per agent-round", "Coop-KernelUCB: Eager, V = 200, RBF row as in Figure 1: "
                    "32 Nyström landmarks, no rank cap (the ≥ 95 % own-variance safeguard), T = 40 (CPU time)")
 
 
 def bench_fn_ucb(device: str = "cpu", N: int = 2, T: int = 5000, seed: int = 0, detail: bool = False, **kw):
-    """Milliseconds per iteration of one FN-UCB run at the official code's settings (issue 10): the
+    """Milliseconds per iteration of one FN-UCB run at the official code's settings: the
     cosine function (the code's sampler and fixed ``a``), d = 10, K = 4, N agents, m = 20, λ = ν = 0.1,
     every-round communication (D = 0), Less Comm., training 30 steps per round until t = 2000, T = 5000,
     one thread (BLAS and torch); other FN-UCB keywords through ``kw`` (e.g. ``nn_mode``, ``nn_dtype``).
 
     On the CPU the number is **process CPU time** per iteration (the 2-core reference machine is
     shared, so wall-clock is inflated by other jobs); with ``device="cuda"`` (network and training
-    on the GPU, linear algebra on the CPU) it is wall-clock. Target (issue 10): ≤ 10 ms on one CPU
+    on the GPU, linear algebra on the CPU) it is wall-clock. Target: ≤ 10 ms on one CPU
     thread; the official code takes about 65 ms. ``detail=True`` returns a dict with CPU and wall
     time per iteration over the whole run and over the training (t < 2000) and later phases."""
     import torch
@@ -286,7 +292,7 @@ def bench_nystrom(T=2000, M=2000, seed=0):
 def bench_async_exchange(T=2000, N=100, gamma=1.0, seed=0):
     """Async-KernelUCB on f1 (N clients, γ_k = ``gamma``, α = λ = D = q = 1), CPU ms per step, old and new
     server merge side by side: ``"eager"`` forms the m × m aggregate Ã_k at every exchange (Eq. 5, as
-    before 2026-11-27's issue-25 budget change: a subclass that reads ``A`` after each exchange), ``"lazy"``
+    before the merge became lazy: a subclass that reads ``A`` after each exchange), ``"lazy"``
     only when read (the default: the cached factor is updated from the new features alone). Both runs
     make the same choices (``tests/test_async_kernel_ucb.py``); returns ``{"eager": ms, "lazy": ms,
     "dict_size": |S|, "exchanges": B}``."""
@@ -649,7 +655,7 @@ def floor_approx_dis(T: int = 2000, N: int = 100, seed: int = 0) -> dict:
     pol.select, pol._sync = select, sync
     s = _timed(lambda: run_regret(pol, env, T, N, np.random.default_rng(seed), np.random.default_rng(seed + 1)))
     w = approx_dis_work(steps, syncs, env.dim)
-    sizes = f"f1, N = {N}, T = {T} (of 10 000), K = 20, d = {env.dim}, {len(syncs)} syncs, |S| up to {pol.m}"
+    sizes = f"f1, N = {N}, T = {T} (of 10 000), K = 20, d = {env.dim}, {len(syncs)} syncs, dictionary up to {pol.m}"
     return {"sizes": sizes, "work": w, "measured_s": s, "T": T, "T_full": 10000}
 
 
@@ -698,7 +704,7 @@ def floor_async(T: int = 2000, N: int = 100, seed: int = 0) -> dict:
     pol.select, pol._exchange = select, exchange
     s = _timed(lambda: run_regret(pol, env, T, N, np.random.default_rng(seed), np.random.default_rng(seed + 1)))
     w = async_work(steps, exchanges, env.dim)
-    sizes = f"f1, N = {N}, T = {T} (of 10 000), K = 20, d = {env.dim}, {len(exchanges)} exchanges, |S| up to {pol.dic.m}"
+    sizes = f"f1, N = {N}, T = {T} (of 10 000), K = 20, d = {env.dim}, {len(exchanges)} exchanges, dictionary up to {pol.dic.m}"
     return {"sizes": sizes, "work": w, "measured_s": s, "T": T, "T_full": 10000}
 
 
@@ -968,11 +974,12 @@ per-call overhead of a tiny network's forward and backward pass) and each heavy 
 representative run; it counts the arithmetic that run must do from its sizes (flops of the level-3
 linear algebra and the network training, bytes of the level-2 updates, calls of the network;
 `bandits.bench.Work` and each engine's `*_work` function say what is counted), and gives the engine's
-time as a ratio to that floor, `time / (flops/rate + bytes/bandwidth + calls·overhead)`. A ratio near 1
-is an engine at the machine's limit; elementwise work (kernel `exp`, ReLU) is not counted, so the floor
-is a lower bound. The last column sums the committed full-mode runs' own wall times of the engine
-(`figures/*/runs.csv` and the other run tables; a run shown twice counted once).
-`python -m bandits.bench floor --write` regenerates the table below."""
+time as a ratio to that floor, `time / (flops/rate + bytes/bandwidth + calls·overhead + exp/rate)`. A
+ratio near 1 is an engine at the machine's limit; kernel entries count one `exp` each, other elementwise
+work (ReLU, clipping) is not counted, so the floor is a lower bound. The last column sums the committed
+full-mode runs' own wall times of the engine, over all its runs (every row, environment and notebook
+that runs it under that name; the rank-cap ablation's labelled runs not included; a run shown twice
+counted once). `python -m bandits.bench floor --write` regenerates the table below."""
 
 
 def _machine(gpu: bool) -> dict:

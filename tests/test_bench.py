@@ -39,7 +39,7 @@ def test_register_benchmark():
 
 
 def test_coop_rbf_uncapped_entry_registered_and_runs_at_toy_size():
-    """Issue 29: make bench reports Eager's ms per agent-round on the RBF row at the uncapped ranks."""
+    """make bench reports Eager's ms per agent-round on the RBF row at the uncapped ranks."""
     import math
 
     e = bench.EXTRA_BENCHMARKS["coop_kernel_ucb_rbf_uncapped"]
