@@ -344,3 +344,11 @@ def test_times_from_the_runs_own_times_and_every_folder(tmp_path):
     assert "| a | 3 |" in again and "| b | - |" in again and "| c | 2 |" in again
     assert nbtools.main(["times", str(out), "--workers", "4"]) == 0
     assert "on 4 cores" in (out / "TIMES.md").read_text()
+
+
+def test_make_bench_passes_bench_args():
+    out = _make("-n", "bench", "BENCH_ARGS=floor --write")
+    assert out.returncode == 0, out.stderr
+    assert "-m bandits.bench floor --write" in out.stdout
+    out = _make("-n", "bench")
+    assert out.stdout.strip().endswith("-m bandits.bench")
