@@ -42,7 +42,7 @@ from .envs import make_env
 from .experiments.common import loglog_slope, repo_root
 from .kernels import RBF
 from .sim import run_regret
-from .validation import check, one_of, rule
+from .validation import check, rule
 
 
 def _per_round(step, T, checkpoints):
@@ -617,7 +617,8 @@ def approx_dis_work(steps: list[tuple], syncs: list[tuple], d: int) -> Work:
     solve K·m²) and their variances under the synchronised A⁻¹ (K·2m², which also gives the chosen
     arm's trigger variance and ``A⁻¹z``). An agent's own points since the sync enter as a low-rank
     correction of the shared A⁻¹ (O(m·k) per arm for k own points, not counted), so no m × m update
-    per step is needed (the engine does one, a Sherman–Morrison update of its own copy). Per sync: the leverage scores of the n history points under the
+    per step is needed (the engine does one, a Sherman–Morrison update of its own copy). Per sync: the
+    leverage scores of the n history points under the
     old model (n·m_old²), the new dictionary's kernel matrix and factor (m²d, m³/3), the history's
     features (the kernel 2nmd, then n·m²),
     ``ZᵀZ`` (n·m², symmetric) and the inverse of ``A`` (m³/3 + 2m³/3)."""
@@ -704,7 +705,8 @@ def floor_async(T: int = 2000, N: int = 100, seed: int = 0) -> dict:
     pol.select, pol._exchange = select, exchange
     s = _timed(lambda: run_regret(pol, env, T, N, np.random.default_rng(seed), np.random.default_rng(seed + 1)))
     w = async_work(steps, exchanges, env.dim)
-    sizes = f"f1, N = {N}, T = {T} (of 10 000), K = 20, d = {env.dim}, {len(exchanges)} exchanges, dictionary up to {pol.dic.m}"
+    sizes = (f"f1, N = {N}, T = {T} (of 10 000), K = 20, d = {env.dim}, {len(exchanges)} exchanges, "
+             f"dictionary up to {pol.dic.m}")
     return {"sizes": sizes, "work": w, "measured_s": s, "T": T, "T_full": 10000}
 
 
@@ -833,8 +835,10 @@ FLOOR_ENGINES: dict[str, dict] = {
                        "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Coop-KernelUCB"]),
                                 ("arena", ["results.csv", "tuning.csv"], "method", ["Coop-KernelUCB"])]},
     "Approx-DisKernelUCB": {"fn": floor_approx_dis,
-                            "runs": [("async_kernelucb", ["runs.csv", "tuning_grid.csv"], "method", ["Approx-DisKernelUCB"]),
-                                     ("arena", ["results.csv", "tuning.csv", "map.csv"], "method", ["Approx-DisKernelUCB"])]},
+                            "runs": [("async_kernelucb", ["runs.csv", "tuning_grid.csv"], "method",
+                                      ["Approx-DisKernelUCB"]),
+                                     ("arena", ["results.csv", "tuning.csv", "map.csv"], "method",
+                                      ["Approx-DisKernelUCB"])]},
     "Async-KernelUCB": {"fn": floor_async,
                         "runs": [("async_kernelucb", ["runs.csv", "tuning_grid.csv"], "method", ["Async-KernelUCB"]),
                                  ("arena", ["results.csv", "tuning.csv", "map.csv"], "method", ["Async-KernelUCB"])]},
@@ -891,9 +895,7 @@ def floor_table(names=None, rates=None) -> dict:
     ``{"rates": ..., "rows": [...]}`` (CPU time, one BLAS and torch thread)."""
     from threadpoolctl import threadpool_limits
 
-    names = list(FLOOR_ENGINES) if not names else list(names)
-    for n in names:
-        check("engine", n, one_of(*FLOOR_ENGINES))
+    names = list(FLOOR_ENGINES) if not names else select(names, FLOOR_ENGINES)
     rows = []
     with threadpool_limits(1):
         rates = machine_rates() if rates is None else rates
@@ -911,8 +913,9 @@ def _fmt_work(row) -> str:
     parts = []
     fl = row["l3_big_flops"] + row["l3_small_flops"]
     if fl:
-        parts.append(f"{fl / 1e9:.3g} GFLOP" + (f" ({row['l3_small_flops'] / fl:.0%} small)" if row["l3_big_flops"] and
-                                                 row["l3_small_flops"] else " (small)" if row["l3_small_flops"] else ""))
+        big, small = row["l3_big_flops"], row["l3_small_flops"]
+        parts.append(f"{fl / 1e9:.3g} GFLOP" + (f" ({small / fl:.0%} small)" if big and small else
+                                                 " (small)" if small else ""))
     if row["bytes"]:
         parts.append(f"{row['bytes'] / 1e9:.3g} GB streamed")
     if row["calls"]:
@@ -929,8 +932,8 @@ def floor_markdown(res: dict) -> str:
         "|---|---|---|---|---|---|---|"]
     for row in res["rows"]:
         full = row["full"]
-        fm = f"{full['runs']}, {full['sum_s']:.0f}" + (
-            " (" + ", ".join(f"{k} {v:.0f}" for k, v in sorted(full["by"].items())) + ")" if len(full["by"]) > 1 else "")
+        by = ", ".join(f"{k} {v:.0f}" for k, v in sorted(full["by"].items()))
+        fm = f"{full['runs']}, {full['sum_s']:.0f}" + (f" ({by})" if len(full["by"]) > 1 else "")
         lines.append(f"| {row['engine']} | {row['sizes']} | {_fmt_work(row)} | {row['floor_s']:.3g} | "
                      f"{row['measured_s']:.3g} | **{row['ratio']:.1f}** | {fm if full['runs'] else '-'} |")
     small = ", ".join(f"{k} {v / 1e9:.1f}" for k, v in r["small"].items())
@@ -1024,7 +1027,8 @@ def _print_curve(k, v):
 
 
 def _run_one_kernel_step(out, gpu):
-    one = {"cpu": bench_one_kernel_ucb_step(device="cpu"), "gpu": bench_one_kernel_ucb_step(device="cuda") if gpu else None}
+    one = {"cpu": bench_one_kernel_ucb_step(device="cpu"),
+           "gpu": bench_one_kernel_ucb_step(device="cuda") if gpu else None}
     out["one_kernel_ucb_step_K20"] = one
     print("\nOneKernelUCB step, K = 20 fresh arms, d = 20 (posterior + argmax + append):")
     print(f"  {'':22s} {'CPU (numpy, 1 thread)':>24s} {'GPU (torch, cuda)':>20s}")
@@ -1112,7 +1116,7 @@ def select(names, table: dict) -> list[str]:
     for n in names:
         hits = [n] if n in table else [k for k in table if n.lower() in k.lower()]
         if not hits:
-            raise SystemExit(f"bandits.bench: no benchmark matches {n!r}; the benchmarks: {', '.join(table)}")
+            raise SystemExit(f"bandits.bench: nothing matches {n!r}; the choices: {', '.join(table)}")
         chosen += [h for h in hits if h not in chosen]
     return chosen
 
@@ -1131,7 +1135,8 @@ def parse_args(argv=None):
                                               "(e.g. 'coop' selects every coop_kernel_ucb* entry)")
     ap.add_argument("--list", action="store_true", help="list the benchmarks and exit")
     ap.add_argument("--engine", action="append", default=None, metavar="ENGINE",
-                    help=f"with floor: only these engines ({', '.join(FLOOR_ENGINES)}); repeatable")
+                    help=f"with floor: only these engines (a name or part of one: {', '.join(FLOOR_ENGINES)}); "
+                         "repeatable")
     ap.add_argument("--write", action="store_true",
                     help="with floor: write the table into docs/running.md (between its floor-table markers)")
     ap.add_argument("--out", default=None, help="the JSON file (default results/bench/bench.json)")

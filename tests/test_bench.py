@@ -74,8 +74,10 @@ def test_select_by_name_or_part():
     coop = bench.select(["coop"], table)
     assert coop and all("coop" in n for n in coop) and "coop_kernel_ucb_rbf_uncapped" in coop
     assert bench.select(["floor", "floor", "fig1"], table) == ["floor", "fig1"]
-    with pytest.raises(SystemExit, match="no benchmark matches 'nope'"):
+    with pytest.raises(SystemExit, match="nothing matches 'nope'"):
         bench.select(["nope"], table)
+    assert bench.select(["coop"], bench.FLOOR_ENGINES) == ["Coop-KernelUCB"]  # --engine coop
+    assert bench.select(["Neural"], bench.FLOOR_ENGINES) == ["NeuralUCB", "NeuralTS"]
     with pytest.raises(SystemExit, match="go with the benchmark 'floor'"):
         bench.main(["fig1", "--write"])
 
@@ -163,7 +165,8 @@ def test_floor_section_written_between_markers(tmp_path):
     doc = tmp_path / "running.md"
     doc.write_text("# Running\n\ntext\n")
     row = {"engine": "X", "sizes": "tiny", "l3_big_flops": 0.0, "l3_small_flops": 2e9, "bytes": 0.0, "calls": 0.0,
-           "exp": 0.0, "floor_s": 2.0, "measured_s": 6.0, "ratio": 3.0, "full": {"runs": 2, "sum_s": 30.0, "by": {"a": 30.0}}}
+           "exp": 0.0, "floor_s": 2.0, "measured_s": 6.0, "ratio": 3.0,
+           "full": {"runs": 2, "sum_s": 30.0, "by": {"a": 30.0}}}
     rates = dict(RATES, small={"gemm_50": 1e9}, bandwidth_ger=1e9, bandwidth_copy=1e9, call_torch_s=1e-4,
                  call_numpy_s=1e-5, machine="m")
     bench.write_floor_section({"rates": rates, "rows": [row]}, doc)
