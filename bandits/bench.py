@@ -580,23 +580,30 @@ def _record_coop(pol) -> list[dict]:
     return rounds
 
 
-def floor_coop(method: str, T: int = 40, V: int = 200, seed: int = 0) -> dict:
-    """Coop- or Eager-KernelUCB, Figure 1's linear row on ER(V, 0.7) (γ = 1, 8 arms, d = 10,
-    r_max = 10, K̂_z every 10 rounds), T rounds: the measured CPU time and the floor (:func:`coop_work`)."""
+def floor_coop(method: str, T: int = 40, V: int = 200, seed: int = 0, row: str = "linear") -> dict:
+    """Coop- or Eager-KernelUCB, a row of Figure 1 on ER(V, 0.7) at the full mode's settings (γ = 1,
+    8 arms, d = 10, K̂_z every 10 rounds; linear row: r_max = 10; RBF row: 32 Nyström features,
+    r_max = 4, no rank cap), its first T rounds: the measured CPU time and the floor
+    (:func:`coop_work`; on the RBF row the arms' features, a kernel to the landmarks and a triangular
+    solve per arm, are counted too)."""
     from .experiments.coop_kernelucb import env_spec, fig1_params, method_params
 
-    T_full = fig1_params("full")["T_linear"]
-    p = fig1_params("full", V=V, T_linear=T)
-    env = make_env(env_spec(p, "linear", "er"), seed)
+    key = "T_linear" if row == "linear" else "T_rbf"
+    T_full = fig1_params("full")[key]
+    p = fig1_params("full", V=V, **{key: T})
+    env = make_env(env_spec(p, row, "er"), seed)
     cls = get_algorithm(method)
-    params = cls.env_params(env, method_params(p, "linear", {}))
+    params = cls.env_params(env, method_params(p, row, {}))
     pol = cls(V, T, env.dim, np.random.SeedSequence(seed), CommLedger(V, T), **params)
     rounds = _record_coop(pol)
     s = _timed(lambda: run_regret(pol, env, T, V, np.random.default_rng(seed + 1), np.random.default_rng(seed + 2)))
     levels = len(pol.delay_levels)
     w = coop_work(rounds, pol.D, p["K"], levels * V, pol.phi_p.D)
+    if row != "linear":  # φ(x) of every agent's arms: kernel to the D landmarks, then the basis
+        for _ in rounds:
+            w.kernel(V * p["K"], pol.D, env.dim).trsm(pol.D, V * p["K"])
     ranks = [r for rd in rounds for r, *_ in rd["models"]]
-    sizes = (f"linear row, V = {V}, ER(0.7), the first T = {T} of {T_full} rounds, K = {p['K']}, d = {env.dim}: "
+    sizes = (f"{row} row, V = {V}, ER(0.7), the first T = {T} of {T_full} rounds, K = {p['K']}, d = {env.dim}: "
              f"{len(pol.reps)} models, rank mean {np.mean(ranks):.1f} (p = r·D up to {max(ranks) * pol.D})")
     return {"sizes": sizes, "work": w, "measured_s": s, "T": T, "T_full": T_full}
 
@@ -830,10 +837,16 @@ def floor_neural(style: str = "ucb", T: int = 400, seed: int = 0) -> dict:
 #: the labels of that column))
 FLOOR_ENGINES: dict[str, dict] = {
     "Eager-KernelUCB": {"fn": lambda: floor_coop("Eager-KernelUCB"),
-                        "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Eager-KernelUCB"])]},
+                        "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Eager-KernelUCB"], {"row": "linear"})]},
+    "Eager-KernelUCB (RBF row)": {"fn": lambda: floor_coop("Eager-KernelUCB", row="rbf"),
+                                  "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Eager-KernelUCB"],
+                                            {"row": "rbf"})]},
     "Coop-KernelUCB": {"fn": lambda: floor_coop("Coop-KernelUCB"),
-                       "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Coop-KernelUCB"]),
+                       "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Coop-KernelUCB"], {"row": "linear"}),
                                 ("arena", ["results.csv", "tuning.csv"], "method", ["Coop-KernelUCB"])]},
+    "Coop-KernelUCB (RBF row)": {"fn": lambda: floor_coop("Coop-KernelUCB", row="rbf"),
+                                 "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Coop-KernelUCB"],
+                                           {"row": "rbf"})]},
     "Approx-DisKernelUCB": {"fn": floor_approx_dis,
                             "runs": [("async_kernelucb", ["runs.csv", "tuning_grid.csv"], "method",
                                       ["Approx-DisKernelUCB"]),
@@ -868,14 +881,15 @@ def full_mode_sums(engine: str, figures=None) -> dict:
 
     root = Path(figures) if figures is not None else repo_root() / "figures"
     seen, by = {}, {}
-    for folder, files, col, labels in FLOOR_ENGINES[engine]["runs"]:
+    for folder, files, col, labels, *where in FLOOR_ENGINES[engine]["runs"]:
+        where = where[0] if where else {}
         for name in files:
             path = root / folder / name
             if not path.exists():
                 continue
             with open(path, newline="", encoding="utf-8") as fh:
                 for row in csv.DictReader(fh):
-                    if row.get(col) not in labels:
+                    if row.get(col) not in labels or any(row.get(k) != v for k, v in where.items()):
                         continue
                     try:
                         w = float(row.get("wall_time") or "nan")

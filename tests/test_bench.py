@@ -76,7 +76,8 @@ def test_select_by_name_or_part():
     assert bench.select(["floor", "floor", "fig1"], table) == ["floor", "fig1"]
     with pytest.raises(SystemExit, match="nothing matches 'nope'"):
         bench.select(["nope"], table)
-    assert bench.select(["coop"], bench.FLOOR_ENGINES) == ["Coop-KernelUCB"]  # --engine coop
+    assert bench.select(["Coop-KernelUCB"], bench.FLOOR_ENGINES) == ["Coop-KernelUCB"]  # exact name first
+    assert bench.select(["rbf"], bench.FLOOR_ENGINES) == ["Eager-KernelUCB (RBF row)", "Coop-KernelUCB (RBF row)"]
     assert bench.select(["Neural"], bench.FLOOR_ENGINES) == ["NeuralUCB", "NeuralTS"]
     with pytest.raises(SystemExit, match="go with the benchmark 'floor'"):
         bench.main(["fig1", "--write"])
@@ -158,7 +159,14 @@ def test_full_mode_sums_dedupe(tmp_path):
         "method,rep,R_T,wall_time\nEager-KernelUCB,0,1.0,10.0\nEager-KernelUCB,1,2.0,20.0\n"
         "Coop-KernelUCB,0,1.0,5.0\nEager-KernelUCB (rank ≤ 4),0,1.0,7.0\nEager-KernelUCB,2,,\n")
     r = bench.full_mode_sums("Eager-KernelUCB", tmp_path)
+    assert r == {"runs": 0, "sum_s": 0.0, "by": {}}  # no row column: not the linear row
+    (tmp_path / "coop_kernelucb" / "runs.csv").write_text(
+        "row,method,rep,R_T,wall_time\nlinear,Eager-KernelUCB,0,1.0,10.0\nlinear,Eager-KernelUCB,1,2.0,20.0\n"
+        "rbf,Eager-KernelUCB,0,1.0,40.0\nlinear,Coop-KernelUCB,0,1.0,5.0\n"
+        "linear,Eager-KernelUCB (rank ≤ 4),0,1.0,7.0\nlinear,Eager-KernelUCB,2,,\n")
+    r = bench.full_mode_sums("Eager-KernelUCB", tmp_path)
     assert r == {"runs": 2, "sum_s": 30.0, "by": {"coop_kernelucb": 30.0}}
+    assert bench.full_mode_sums("Eager-KernelUCB (RBF row)", tmp_path)["sum_s"] == 40.0
 
 
 def test_floor_section_written_between_markers(tmp_path):
@@ -186,5 +194,8 @@ def test_floor_engines_run_at_toy_sizes():
             bench.floor_one_kernel(ts=(30, 60), steps=2), bench.floor_fn_ucb(T=6), bench.floor_neural("ts", T=6)]
     for r in outs:
         assert r["measured_s"] >= 0 and r["work"].floor(RATES) > 0 and r["sizes"]
-    assert set(bench.FLOOR_ENGINES) == {"Eager-KernelUCB", "Coop-KernelUCB", "Approx-DisKernelUCB", "Async-KernelUCB",
+    assert set(bench.FLOOR_ENGINES) == {"Eager-KernelUCB", "Coop-KernelUCB", "Eager-KernelUCB (RBF row)",
+                                        "Coop-KernelUCB (RBF row)", "Approx-DisKernelUCB", "Async-KernelUCB",
                                         "OneKernelUCB", "FN-UCB", "NeuralUCB", "NeuralTS"}
+    r = bench.floor_coop("Eager-KernelUCB", T=3, V=12, row="rbf")
+    assert r["sizes"].startswith("rbf row") and r["work"].elem > 0  # the arms' Nyström features
