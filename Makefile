@@ -106,11 +106,11 @@ define run_notebooks
 	done
 endef
 
-# $(1): output root: the table of wall times and cell counts (papermill's records), printed and
-# written to $(1)/TIMES.md.
+# $(1): output root: the time of each notebook from its runs' own recorded times (every folder under
+# $(1), not only the notebooks just run; papermill's record beside it), printed and written to $(1)/TIMES.md.
 define notebook_times
-	@echo "== wall times (papermill)"
-	@$(VPY) tools/nbtools.py times $(1) $(NB_IPYNB)
+	@echo "== times (the runs' own recorded times, every folder under $(1))"
+	@$(VPY) tools/nbtools.py times $(1)
 endef
 
 # $(1): "strict" (a failure stops make) or "lenient" (a failure is reported; nbval then skips the
@@ -157,8 +157,10 @@ LAB_CURVE = $(shell $(VPY) -c "import zmq; print('--KernelManager.transport_encr
 lab: $(STAMP) ## JupyterLab on notebooks/, with jupytext pairing (.py and .ipynb saved together); LAB_ARGS=...
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/notebooks $(LAB_ROOT) $(LAB_CURVE) $(LAB_ARGS)
 
-bench: $(STAMP) ## run the benchmarks (bandits.bench)
-	$(VPY) -m bandits.bench
+# More options for `make bench`: names, --list, floor --write (python -m bandits.bench --help).
+BENCH_ARGS ?=
+bench: $(STAMP) ## run the benchmarks (bandits.bench); BENCH_ARGS='floor --write', '--list', names ...
+	$(VPY) -m bandits.bench $(BENCH_ARGS)
 
 decide: $(STAMP) ## sequential step: runs in stages for the undecided claims of figures/<name> (DECIDE=duets BUDGET_S= SCHEDULE=)
 	$(VPY) -m bandits.sequential decide $(or $(strip $(DECIDE)),duets) --figures $(FIGURES_DIR) --n-jobs $(N_JOBS) \

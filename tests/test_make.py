@@ -296,3 +296,59 @@ def test_killed_run_leaves_no_process_behind(tmp_path, victim):
                 os.kill(p, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+# ----------------------------------------------------------------------------------------------
+# TIMES.md: from the runs' own recorded times, every folder under the output root
+# ----------------------------------------------------------------------------------------------
+def _executed(path: Path, duration: float, mode: str = "full") -> None:
+    nb = nbformat.v4.new_notebook(metadata={"papermill": {
+        "duration": duration, "start_time": "2026-01-01T00:00:00", "end_time": "2026-01-01T01:00:00",
+        "parameters": {"mode": mode}}})
+    nbformat.write(nb, path)
+
+
+def test_times_from_the_runs_own_times_and_every_folder(tmp_path):
+    out = tmp_path / "figures"
+    for name in ("a", "b", "c"):
+        (out / name).mkdir(parents=True)
+    # a: two run tables; one run shown in two figures (same time, rep and outcome) counts once, a failed
+    # run has no time; a per-step table (rows at several t of one run) counts the run once
+    (out / "a" / "runs.csv").write_text("figure,rep,R_T,wall_time\n1,0,2.5,100.0\n1,1,3.0,60.0\n"
+                                        "4,0,2.5,100.0\n2,2,,\n")
+    (out / "a" / "map.csv").write_text("rep,t,R_t,wall_time\n0,10,1.0,40.0\n0,20,2.0,40.0\n")
+    (out / "a" / "summary.csv").write_text("method,wall\nx,999\n")  # no wall_time column: not a run table
+    (out / "a" / "old").mkdir()
+    (out / "a" / "old" / "runs.csv").write_text("rep,wall_time\n0,5000\n")  # kept earlier runs: not read
+    _executed(out / "a" / "a.ipynb", 30.0)  # papermill's last start over a cache: shown, not used
+    _executed(out / "b" / "b.ipynb", 75.0)  # no run table: papermill stands in, labelled
+    (out / "c" / "runs.csv").write_text("rep,wall_time\n0,10\n1,10\n")  # no executed notebook
+    (out / "empty").mkdir()
+    assert nbtools.main(["times", str(out)]) == 0
+    text = (out / "TIMES.md").read_text()
+    rows = {r["notebook"]: r for r in nbtools.times_rows(out)}
+    assert set(rows) == {"a", "b", "c"}
+    assert rows["a"]["runs"] == 3 and rows["a"]["sum_s"] == 200.0 and rows["a"]["estimate_s"] == 100.0
+    assert rows["a"]["tables"] == ["map.csv", "runs.csv"] and rows["a"]["untimed_rows"] == 1
+    assert rows["a"]["repeated_rows"] == 2
+    assert rows["b"]["basis"] == "papermill" and rows["b"]["estimate_s"] == 75.0
+    assert rows["c"]["runs"] == 2 and rows["c"]["papermill"] is None
+    assert "| b | - | - | 1 min 15 s (papermill) | no per-run times recorded" in text
+    last = text.strip().splitlines()[-1]
+    assert last.startswith("| **total `make figures` on 2 cores** | 5 |")
+    assert "**3 min 05 s** (185 s)" in last  # a: 200 / 2, b: 75 (papermill), c: 20 / 2
+    # a rerun after one notebook changed keeps every other row (nothing is dropped)
+    (out / "c" / "runs.csv").write_text("rep,wall_time\n0,20\n1,20\n")
+    nbtools.main(["times", str(out)])
+    again = (out / "TIMES.md").read_text()
+    assert "| a | 3 |" in again and "| b | - |" in again and "| c | 2 |" in again
+    assert nbtools.main(["times", str(out), "--workers", "4"]) == 0
+    assert "on 4 cores" in (out / "TIMES.md").read_text()
+
+
+def test_make_bench_passes_bench_args():
+    out = _make("-n", "bench", "BENCH_ARGS=floor --write")
+    assert out.returncode == 0, out.stderr
+    assert "-m bandits.bench floor --write" in out.stdout
+    out = _make("-n", "bench")
+    assert out.stdout.strip().endswith("-m bandits.bench")

@@ -364,27 +364,17 @@ def test_nbtools_datasets_of_the_committed_notebooks():
     assert {"magic", "mushroom", "movielens", "yelp"} <= set(declared)
 
 
-def test_nbtools_unpair_and_times(tmp_path):
+def test_nbtools_unpair(tmp_path):
+    """(``times`` is tested in tests/test_make.py.)"""
     tools = _nbtools()
     out = tmp_path / "figures"
     (out / "x").mkdir(parents=True)
-    cells = [nbformat.v4.new_code_cell("a = 1"), nbformat.v4.new_markdown_cell("m"),
-             nbformat.v4.new_code_cell("b = 2")]
-    cells[0].metadata["papermill"] = {"duration": 1.5}
-    cells[2].metadata["papermill"] = {"duration": 95.0}
-    nb = nbformat.v4.new_notebook(cells=cells, metadata={
-        "jupytext": {"formats": "ipynb,py:percent"},
-        "papermill": {"duration": 125.25, "start_time": "2026-01-01T00:00:00", "end_time": "2026-01-01T00:02:05",
-                      "parameters": {"mode": "full"}}})
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("a = 1")], metadata={
+        "jupytext": {"formats": "ipynb,py:percent"}, "papermill": {"duration": 125.25}})
     nbformat.write(nb, out / "x" / "x.ipynb")
     tools.unpair([str(out / "x" / "x.ipynb")])
     kept = nbformat.read(out / "x" / "x.ipynb", as_version=4)
     assert "jupytext" not in kept.metadata and kept.metadata["papermill"]["duration"] == 125.25
-    assert tools.main(["times", str(out), "notebooks/x.py", "notebooks/y.ipynb"]) == 0
-    table = (out / "TIMES.md").read_text()
-    assert "| x | full | 2 | 1 min 35 s | 2 min 05 s | 2026-01-01T00:02:05 |" in table
-    assert "| y | - | - | - | not run | - |" in table
-    assert "**2 min 05 s**" in table
 
 
 # ----------------------------------------------------------------------------------------------

@@ -4,9 +4,9 @@ Usage::
 
     python tools/nbtools.py datasets NOTEBOOK ...        # the datasets they declare, one line, space-separated
     python tools/nbtools.py unpair EXECUTED.ipynb ...    # drop the jupytext pairing from executed copies
-    python tools/nbtools.py times OUT_ROOT NOTEBOOK ...  # wall time and cells of each executed copy
-                                                         # (OUT_ROOT/<name>/<name>.ipynb), printed and
-                                                         # written to OUT_ROOT/TIMES.md
+    python tools/nbtools.py times OUT_ROOT [--workers N] # every OUT_ROOT/<name>/ folder: its runs' own
+                                                         # recorded times, summed, printed and written
+                                                         # to OUT_ROOT/TIMES.md
     python tools/nbtools.py params NOTEBOOK              # the names its parameters cell assigns
     python tools/nbtools.py preflight OUT_ROOT NOTEBOOK ... [-- PAPERMILL_OPTIONS]
                                                          # before any run: every OUT_ROOT/<name> a
@@ -17,8 +17,11 @@ A notebook's datasets are ``metadata["bandits"]["datasets"]`` (kept in the ``.py
 jupytext); a NOTEBOOK argument may name either file of a pair (``notebooks/X.py`` or ``.ipynb``).
 Executed copies (papermill's output under figures/ or results/) keep the source's jupytext metadata;
 ``unpair`` removes it so that opening one in JupyterLab never writes a ``.py`` beside it.
-``times`` reads what papermill records in the executed notebook (``metadata.papermill``: start,
-end and duration; per cell ``metadata.papermill.duration``).
+``times`` reads each run's own recorded wall time (the ``wall_time`` column of the run tables, the
+CSV files directly in ``OUT_ROOT/<name>/``), so that restarts over a cache, runs found in the cache
+and other jobs on the machine do not distort it; papermill's record of the executed notebook
+(``metadata.papermill``) is shown beside it, labelled, and used only where a notebook records no
+per-run time. Every folder under OUT_ROOT is read, whichever notebooks the last ``make`` ran.
 """
 
 from __future__ import annotations
@@ -142,31 +145,120 @@ def _duration(meta: dict):
         return None
 
 
-def times_table(out_root, notebooks) -> str:
-    """Markdown table: each notebook's mode, code cells, slowest cell and wall time (papermill's)."""
-    rows = ["| notebook | mode | code cells | slowest cell | wall time | finished |",
-            "|---|---|---|---|---|---|"]
-    total = 0.0
-    for nb in notebooks:
-        name = _ipynb(nb).stem
-        executed = Path(out_root) / name / f"{name}.ipynb"
-        if not executed.exists():
-            rows.append(f"| {name} | - | - | - | not run | - |")
+# A run is one row of a run table (or, in a per-step table, the rows one run wrote): rows that agree on
+# these columns (those the table has) are one run, shown in two figures or at several steps, counted once.
+RUN_IDENTITY = ("wall_time", "rep", "R_T", "T", "N", "S")
+
+
+def _float(v):
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if x == x and x >= 0 else None  # NaN and negative are not times
+
+
+def run_times(folder) -> dict:
+    """The runs a notebook's folder records: ``{"tables": [file names], "runs": n, "sum_s": s,
+    "untimed_rows": rows of those tables with no time (failed runs), "repeated_rows": rows that
+    repeat a run already counted}``. Run tables are the CSV files directly in ``folder`` with a
+    ``wall_time`` column (sub-folders hold kept earlier runs and are not read)."""
+    import csv
+
+    seen: dict[tuple, float] = {}
+    tables, untimed, rows = [], 0, 0
+    for path in sorted(Path(folder).glob("*.csv")):
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            if "wall_time" not in (reader.fieldnames or []):
+                continue
+            tables.append(path.name)
+            for row in reader:
+                w = _float(row.get("wall_time"))
+                if w is None:
+                    untimed += 1
+                    continue
+                rows += 1
+                seen[tuple(row.get(c) for c in RUN_IDENTITY)] = w
+    return {"tables": tables, "runs": len(seen), "sum_s": float(sum(seen.values())),
+            "untimed_rows": untimed, "repeated_rows": rows - len(seen)}
+
+
+def papermill_record(executed) -> dict | None:
+    """Papermill's record of an executed notebook: mode, wall time (its last start), end time."""
+    executed = Path(executed)
+    if not executed.exists():
+        return None
+    meta = _read(executed).get("metadata", {})
+    pm = meta.get("papermill", {})
+    return {"mode": pm.get("parameters", {}).get("mode"), "duration_s": _duration(meta),
+            "end_time": str(pm.get("end_time") or "")[:19] or None}
+
+
+def times_rows(out_root, workers: int = 2) -> list[dict]:
+    """One entry per folder under ``out_root`` that holds an executed notebook or a run table."""
+    rows = []
+    for folder in sorted(p for p in Path(out_root).iterdir() if p.is_dir()):
+        name = folder.name
+        rt = run_times(folder)
+        pm = papermill_record(folder / f"{name}.ipynb")
+        if pm is None and not rt["tables"]:
             continue
-        doc = _read(executed)
-        meta = doc.get("metadata", {})
-        params = meta.get("papermill", {}).get("parameters", {})
-        code = [c for c in doc.get("cells", []) if c.get("cell_type") == "code"]
-        cell_times = [c.get("metadata", {}).get("papermill", {}).get("duration") for c in code]
-        cell_times = [t for t in cell_times if t is not None]
-        wall = _duration(meta)
-        total += wall or 0.0
-        end = meta.get("papermill", {}).get("end_time") or "-"
-        rows.append(f"| {name} | {params.get('mode', '-')} | {len(code)} | "
-                    f"{_fmt_seconds(max(cell_times)) if cell_times else '-'} | {_fmt_seconds(wall)} | "
-                    f"{str(end)[:19]} |")
-    rows.append(f"| **total** | | | | **{_fmt_seconds(total)}** | |")
-    return "\n".join(rows)
+        if rt["runs"]:
+            est, basis = rt["sum_s"] / workers, "runs"
+        elif pm is not None and pm["duration_s"] is not None:
+            est, basis = pm["duration_s"], "papermill"
+        else:
+            est, basis = None, "none"
+        rows.append({"notebook": name, **rt, "papermill": pm, "estimate_s": est, "basis": basis})
+    return rows
+
+
+def times_table(out_root, workers: int = 2) -> str:
+    """Markdown table of :func:`times_rows`, the total on ``workers`` cores in its last line."""
+    rows = times_rows(out_root, workers)
+    out = [f"| notebook | runs | sum of the runs' times | on {workers} cores | from | papermill (last start) |",
+           "|---|---|---|---|---|---|"]
+    total, fallback = 0.0, []
+    for r in rows:
+        pm = r["papermill"]
+        pm_txt = "no executed notebook" if pm is None else \
+            f"{_fmt_seconds(pm['duration_s'])}, {pm['mode'] or '-'} mode, ended {pm['end_time'] or '-'}"
+        if r["basis"] == "runs":
+            extra = []
+            if r["repeated_rows"]:
+                extra.append(f"{r['repeated_rows']} rows repeat a counted run")
+            if r["untimed_rows"]:
+                extra.append(f"{r['untimed_rows']} rows without a time")
+            src = ", ".join(r["tables"]) + (f" ({'; '.join(extra)})" if extra else "")
+            cells = [str(r["runs"]), f"{_fmt_seconds(r['sum_s'])} ({r['sum_s']:.0f} s)",
+                     f"{_fmt_seconds(r['estimate_s'])}", src]
+        else:
+            why = "no per-run times recorded" + (": papermill's wall time instead" if r["basis"] == "papermill" else "")
+            cells = ["-", "-", "-" if r["estimate_s"] is None else f"{_fmt_seconds(r['estimate_s'])} (papermill)", why]
+            fallback.append(r["notebook"])
+        total += r["estimate_s"] or 0.0
+        out.append(f"| {r['notebook']} | " + " | ".join(cells) + f" | {pm_txt} |")
+    note = f" ({', '.join(fallback)}: papermill's wall time)" if fallback else ""
+    out.append(f"| **total `make figures` on {workers} cores** | {sum(r['runs'] for r in rows)} | "
+               f"{_fmt_seconds(sum(r['sum_s'] for r in rows))} | **{_fmt_seconds(total)}** ({total:.0f} s){note} | | |")
+    return "\n".join(out)
+
+
+TIMES_HEADER = """# Time per notebook, from the runs' own recorded times
+
+Generated by `python tools/nbtools.py times {root}` (run by `make figures` and `make quick` after the
+notebooks; never edited by hand) from every folder under {root}/, whichever notebooks the last `make` ran.
+For each notebook: the runs its run tables record (the CSV files in its folder with a `wall_time` column;
+rows that agree on {ident} are one run, shown in two figures or at several steps, counted once), the sum
+of their times, and that sum over {workers} workers: the time the notebook takes on {workers} cores, each
+run timed by itself, so that restarts over the run cache, runs found in the cache and other jobs on the
+machine do not distort it. The notebook's work outside the runs (plots, claims, runs that record no time)
+is not in it. Where a notebook records no per-run times, papermill's wall time of its last start stands
+in, labelled; papermill's record is shown for every notebook (a start that found runs in the cache took
+less than its runs, a loaded machine more). The last line is the total.
+
+"""
 
 
 def main(argv=None) -> int:
@@ -190,15 +282,19 @@ def main(argv=None) -> int:
             print(f"error: {p}", file=sys.stderr)
         return 2 if problems else 0
     else:
-        if not args:
-            raise SystemExit("usage: python tools/nbtools.py times OUT_ROOT NOTEBOOK ...")
-        out_root, notebooks = Path(args[0]), args[1:]
-        table = times_table(out_root, notebooks)
+        workers = 2
+        if "--workers" in args:
+            k = args.index("--workers")
+            workers = int(args[k + 1])
+            args = args[:k] + args[k + 2:]
+        if len(args) != 1:
+            raise SystemExit("usage: python tools/nbtools.py times OUT_ROOT [--workers N]")
+        out_root = Path(args[0])
         out_root.mkdir(parents=True, exist_ok=True)
+        table = times_table(out_root, workers)
         (out_root / "TIMES.md").write_text(
-            "# Notebook wall times\n\nWritten by `make` after papermill ran the notebooks "
-            f"(`tools/nbtools.py times`); {len(notebooks)} notebook(s), {out_root}/.\n\n{table}\n",
-            encoding="utf-8")
+            TIMES_HEADER.format(root=str(out_root).rstrip("/"), workers=workers,
+                                ident=", ".join(f"`{c}`" for c in RUN_IDENTITY)) + table + "\n", encoding="utf-8")
         print(table)
         print(f"(written to {out_root / 'TIMES.md'})")
     return 0
