@@ -23,6 +23,7 @@ on every ``make test``; ``jupytext --sync`` then keeps ``X.py`` and ``X.ipynb`` 
 """
 from __future__ import annotations
 
+import html
 import json
 import re
 import sys
@@ -62,6 +63,11 @@ def _fmt(x) -> str:
     return "0" if x == 0 else f"{x:.2g}"
 
 
+def level_text(level) -> str:
+    """A confidence level as it is: ``0.95`` -> ``"95%"``, ``0.998`` -> ``"99.8%"`` (never rounded to 100 %)."""
+    return f"{100 * float(level):.4g}%"
+
+
 def interval_text(c: dict) -> str:
     """``effect [lo, hi] (95% method)`` of one claims.json entry, ``-`` when it has no interval
     (old files: no ``interval`` key)."""
@@ -69,14 +75,10 @@ def interval_text(c: dict) -> str:
     if not iv or len(iv) != 2 or iv[0] is None or iv[1] is None:
         return "-"
     level = c.get("level")
-    how = " ".join(x for x in (f"{level:.0%}" if level else "", c.get("method") or "") if x)
+    how = " ".join(x for x in (level_text(level) if level else "", c.get("method") or "") if x)
     eff = c.get("effect")
     head = f"{_fmt(eff)} " if eff is not None else ""
     return f"{head}[{_fmt(iv[0])}, {_fmt(iv[1])}]" + (f" ({how})" if how else "")
-
-
-def _paper(payload: dict, nb: str) -> str:
-    return payload.get("paper") or nb
 
 
 def summary_markdown(full: dict, quick: dict, kept: dict | None = None) -> str:
@@ -176,60 +178,141 @@ def _mode(folder: Path) -> str | None:
         return None
 
 
-#: The papers in the order the README and the site present them (others follow, sorted).
-PAPER_ORDER = ("DUETS", "CoPE-KB", "Async-KernelUCB", "Coop-KernelUCB", "FN-UCB")
+#: The causes of a verdict other than PASS (``claims.json``'s ``cause``), in plain words, by verdict: a
+#: FAIL says the statement does not hold here, an INCONCLUSIVE that the runs cannot tell yet.
 CAUSE_WORDS = {
-    "paper": "the paper's statement does not hold here",
-    "setting": "depends on a setting the paper does not give",
-    "approximation": "an approximation of this package",
-    "hypothesis": "the package's own hypothesis (not a paper's claim) does not hold here",
-    "open": "open",
+    "paper": {"FAIL": "the paper's statement does not hold here",
+              "INCONCLUSIVE": "the paper's statement as given cannot be decided by these runs"},
+    "setting": {"FAIL": "depends on a setting the paper does not give",
+                "INCONCLUSIVE": "depends on a setting the paper does not give"},
+    "approximation": {"FAIL": "an approximation of this package",
+                      "INCONCLUSIVE": "an approximation of this package"},
+    "hypothesis": {"FAIL": "the package's own hypothesis does not hold here",
+                   "INCONCLUSIVE": "the package's own hypothesis is not decided by these runs"},
+    "open": {"FAIL": "open: the runs do not yet show why",
+             "INCONCLUSIVE": "open: the runs do not yet show why"},
 }
+#: What each cause means, for the legends of CLAIMS.md and the site (the definition of "open" among them).
+CAUSE_LEGEND = (
+    ("paper", "the paper's statement itself: it does not hold here, or cannot be decided as stated"),
+    ("setting", "the verdict depends on a setting the paper does not give (this package's choice is in the note)"),
+    ("approximation", "an approximation this package makes (a rank cap, a Nyström size, fewer runs)"),
+    ("hypothesis", "the package's own hypothesis (the arena), not a paper's claim"),
+    ("open", "not yet explained: the note says what was tried and what would settle it (more runs, a larger "
+             "instance, a setting to vary)"),
+)
+#: The kinds of claim, counted apart, in the order they are reported; other kinds follow, by name.
+KINDS = ("paper", "implementation", "hypothesis")
+KIND_WORDS = {"paper": ("paper claim", "paper claims"),
+              "implementation": ("implementation check", "implementation checks"),
+              "hypothesis": ("hypothesis", "hypotheses")}
+VERDICT_WORDS = {"PASS": "holds", "FAIL": "fails", "INCONCLUSIVE": "cannot tell yet"}
 
 
-def _kind(c: dict) -> str:
-    return c.get("kind") or "paper"
+def _papers():
+    from . import papers
+
+    return papers
+
+
+def paper_of(nb: str, payload: dict | None = None):
+    """The manifest entry (:mod:`bandits.papers`) of notebook ``nb``, or None for a notebook no paper lists."""
+    return _papers().paper_of_notebook(nb)
+
+
+def _paper(payload: dict, nb: str) -> str:
+    """The paper's name: from the manifest (:mod:`bandits.papers`), else what claims.json records, else ``nb``."""
+    p = paper_of(nb)
+    return p.name if p is not None else (payload.get("paper") or nb)
+
+
+def _kind(c: dict, nb: str | None = None) -> str:
+    """A claim's kind: ``kind`` (a claims.json file older than kinds: "paper"); in a notebook of the arena
+    (the manifest's ``kind="arena"``: no paper) a claim recorded as "paper" is the package's hypothesis."""
+    k = c.get("kind") or "paper"
+    if k == "paper" and nb is not None:
+        p = paper_of(nb)
+        if p is not None and p.kind == "arena":
+            return "hypothesis"
+    return k
 
 
 def by_paper(data: dict) -> dict:
-    """``{paper: [(notebook, payload), ...]}`` in :data:`PAPER_ORDER`, main notebooks before
-    ``*_theory`` ones."""
-    groups: dict[str, list] = {}
+    """``{paper name: [(notebook, payload), ...]}`` in the manifest's order (:data:`bandits.papers.PAPERS`),
+    each paper's notebooks in its order; notebooks no paper lists follow, by the paper their claims.json names."""
+    papers = _papers().PAPERS
+    out: dict[str, list] = {}
+    for p in papers:
+        entries = [(nb, data[nb]) for nb in p.folders if nb in data]
+        if entries:
+            out[p.name] = entries
+    rest: dict[str, list] = {}
     for nb in sorted(data, key=lambda n: (n.endswith("_theory"), n)):
-        groups.setdefault(_paper(data[nb], nb), []).append((nb, data[nb]))
-    order = [p for p in PAPER_ORDER if p in groups] + sorted(p for p in groups if p not in PAPER_ORDER)
-    return {p: groups[p] for p in order}
-
-
-def kind_counts(claims) -> dict:
-    """``{"paper": {"PASS", "FAIL", "INCONCLUSIVE"}, "implementation": {...}}`` of claims.json entries."""
-    out = {k: {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0} for k in ("paper", "implementation")}
-    for c in claims:
-        out["implementation" if _kind(c) == "implementation" else "paper"][_verdict(c)] += 1
+        if paper_of(nb) is None:
+            rest.setdefault(data[nb].get("paper") or nb, []).append((nb, data[nb]))
+    for name in sorted(rest):
+        out.setdefault(name, []).extend(rest[name])
     return out
 
 
-def kind_line(claims) -> str:
-    """``"paper claims: n PASS, n FAIL, n INCONCLUSIVE; implementation checks: k of m PASS"``, or,
-    for claims.json files written before claims had a ``kind``, the counts of all claims so marked."""
-    claims = list(claims)
-    k = kind_counts(claims)
+def _entries_claims(entries, counted_only: bool = True):
+    """``[(notebook, claim), ...]`` of a paper's entries (superseded runs left out when ``counted_only``)."""
+    return [(nb, c) for nb, payload in entries if not (counted_only and payload.get("superseded"))
+            for c in payload.get("claims", [])]
+
+
+def kind_counts(claims, nb: str | None = None) -> dict:
+    """``{kind: {"PASS", "FAIL", "INCONCLUSIVE"}}`` of claims.json entries: "paper", "implementation" and
+    "hypothesis" always, any other kind a claims.json names as its own key. ``claims``: dicts, or
+    ``(notebook, dict)`` pairs (the notebook decides an arena claim's kind, :func:`_kind`)."""
+    out = {k: {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0} for k in KINDS}
+    for item in claims:
+        n, c = item if isinstance(item, tuple) else (nb, item)
+        out.setdefault(_kind(c, n), {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0})[_verdict(c)] += 1
+    return out
+
+
+def _kind_order(counts: dict) -> list:
+    return [k for k in KINDS if k in counts] + sorted(k for k in counts if k not in KINDS)
+
+
+def _kind_name(k: str, n: int = 2) -> str:
+    one, many = KIND_WORDS.get(k, (f"{k} claim", f"{k} claims"))
+    return one if n == 1 else many
+
+
+def kind_line(claims, nb: str | None = None) -> str:
+    """``"paper claims: n PASS, n FAIL, n INCONCLUSIVE; implementation checks: k of m PASS"`` (and the
+    hypotheses, and any other kind, when there are some); for claims.json files written before claims had a
+    ``kind``, the counts of all claims so marked."""
+    items = list(claims)
+    plain = [it[1] if isinstance(it, tuple) else it for it in items]
+    k = kind_counts(items, nb)
     p, i = k["paper"], k["implementation"]
-    if not any("kind" in c for c in claims):
+    if plain and not any("kind" in c for c in plain) and k["hypothesis"] == {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0}:
         return (f"{p['PASS']} PASS, {p['FAIL']} FAIL, {p['INCONCLUSIVE']} INCONCLUSIVE "
                 "(claims.json written before claims had a kind: paper claims and implementation checks "
                 "not yet told apart; the next run of the notebook labels them)")
-    return (f"paper claims: {p['PASS']} PASS, {p['FAIL']} FAIL, {p['INCONCLUSIVE']} INCONCLUSIVE; "
-            f"implementation checks: {i['PASS']} of {sum(i.values())} PASS")
+    parts = []
+    for kind in _kind_order(k):
+        v = k[kind]
+        if kind == "paper" and (sum(v.values()) or not sum(sum(x.values()) for x in k.values())):
+            parts.append(f"paper claims: {v['PASS']} PASS, {v['FAIL']} FAIL, {v['INCONCLUSIVE']} INCONCLUSIVE")
+        elif kind == "implementation":
+            parts.append(f"implementation checks: {v['PASS']} of {sum(v.values())} PASS")
+        elif sum(v.values()):
+            parts.append(f"{_kind_name(kind)}: {v['PASS']} PASS, {v['FAIL']} FAIL, {v['INCONCLUSIVE']} INCONCLUSIVE")
+    return "; ".join(parts)
 
 
 def headline(entries) -> tuple[str, dict] | None:
-    """The paper's headline claim: the first paper claim of its main notebook (the first notebook of
-    :func:`by_paper`'s list that has one), with that notebook's name."""
-    for nb, payload in entries:
-        for c in payload.get("claims", []):
-            if _kind(c) == "paper":
-                return nb, c
+    """The paper's headline claim: the first paper claim (for the arena: hypothesis) of its main notebook
+    (the first notebook of :func:`by_paper`'s list that has one), with that notebook's name."""
+    for kind in ("paper", "hypothesis"):
+        for nb, payload in entries:
+            for c in payload.get("claims", []):
+                if _kind(c, nb) == kind:
+                    return nb, c
     return None
 
 
@@ -238,13 +321,22 @@ def _short(text: str, n: int = 110) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
-def cause_text(c: dict) -> str:
-    """The cause of a verdict other than PASS, in words (``-`` for a PASS)."""
-    if _verdict(c) == "PASS":
+def cause_words(c: dict) -> str:
+    """The cause of a verdict other than PASS in plain words (its key; ``-`` for a PASS); an unknown cause key
+    is printed as it is."""
+    v = _verdict(c)
+    if v == "PASS":
         return "-"
     key = c.get("cause") or "open"
+    return CAUSE_WORDS.get(key, {}).get(v, key)
+
+
+def cause_text(c: dict) -> str:
+    """The cause of a verdict other than PASS, in words, with its note (``-`` for a PASS)."""
+    if _verdict(c) == "PASS":
+        return "-"
     note = c.get("cause_note") or ""
-    return CAUSE_WORDS.get(key, key) + (f": {note}" if note else "")
+    return cause_words(c) + (f": {note}" if note else "")
 
 
 _QUICK_LINE = re.compile(r"paper claims: (\d+) PASS, (\d+) FAIL, (\d+) INCONCLUSIVE; implementation checks: "
@@ -269,34 +361,46 @@ def quick_counts(notebooks: Path = ROOT / "notebooks") -> dict:
     return out
 
 
+def _pfi(v: dict) -> str:
+    return f"{v['PASS']} / {v['FAIL']} / {v['INCONCLUSIVE']}"
+
+
 def readme_summary(full: dict, quick: dict | None = None) -> str:
-    """The README's summary: per paper, paper claims (PASS / FAIL / INCONCLUSIVE) apart from
-    implementation checks (PASS of all), in full mode and, from the notebooks' committed references
-    (:func:`quick_counts`), in quick mode; and the headline claim's verdict in one line."""
+    """The README's summary: per paper (the manifest's order), paper claims (PASS / FAIL / INCONCLUSIVE)
+    apart from implementation checks (PASS of all) and from the arena's hypotheses, in full mode and, from the
+    notebooks' committed references (:func:`quick_counts`), in quick mode; and the headline claim's verdict."""
     quick = quick_counts() if quick is None else quick
     lines = ["| paper | full mode: paper claims PASS / FAIL / INCONCLUSIVE | implementation checks | "
              "quick mode (`make test`): paper claims; implementation checks | headline claim, full mode (verdict) |",
              "|---|---|---|---|---|"]
     esc = lambda t: str(t).replace("|", "\\|")
     superseded = []
-    for paper, entries in by_paper(full).items():
+    groups = by_paper(full)
+    for paper, entries in groups.items():
         current = [(nb, pl) for nb, pl in entries if not pl.get("superseded")]
         superseded += [nb for nb, pl in entries if pl.get("superseded")]
-        claims = [c for _nb, payload in current for c in payload.get("claims", [])]
+        claims = _entries_claims(entries)
         k = kind_counts(claims)
-        p, i = k["paper"], k["implementation"]
+        p, i, h = k["paper"], k["implementation"], k["hypothesis"]
         if entries and entries[0][1].get("superseded"):
             head = f"- (`{entries[0][0]}`: its full-mode run predates the current code, not counted²)"
         else:
-            h = headline(current)
-            head = f"**{_verdict(h[1])}**: {esc(_short(h[1]['claim']))} (`{h[1]['id']}`)" if h else "-"
-        impl = f"{i['PASS']} of {sum(i.values())}" if any("kind" in c for c in claims) else "not labelled yet¹"
-        name = paper if paper in PAPER_ORDER else f"{paper}: the project's own claims, not a paper's"
+            hl = headline(current)
+            head = f"**{_verdict(hl[1])}**: {esc(_short(hl[1]['claim']))} (`{hl[1]['id']}`)" if hl else "-"
+        labelled = any("kind" in c for _nb, c in claims)
+        impl = f"{i['PASS']} of {sum(i.values())}" if labelled else "not labelled yet¹"
+        man = paper_of(entries[0][0])
+        if man is not None and man.kind == "arena":
+            name, first = f"{man.name}: the package's own hypotheses", f"hypotheses: {_pfi(h)}"
+        elif man is not None:
+            name, first = man.name, _pfi(p)
+        else:
+            name, first = f"{paper} (not in `bandits/papers.py`)", _pfi(p)
         q = [quick[nb] for nb, _pl in entries if nb in quick]
         qtext = (f"{sum(x[0] for x in q)} / {sum(x[1] for x in q)} / {sum(x[2] for x in q)}; "
                  f"{sum(x[3] for x in q)} of {sum(x[4] for x in q)}") if q else "-"
-        lines.append(f"| {name} | {p['PASS']} / {p['FAIL']} / {p['INCONCLUSIVE']} | {impl} | {qtext} | {head} |")
-    if any(not any("kind" in c for _nb, pl in e for c in pl.get("claims", [])) for e in by_paper(full).values()):
+        lines.append(f"| {name} | {first} | {impl} | {qtext} | {head} |")
+    if any(not any("kind" in c for _nb, pl in e for c in pl.get("claims", [])) for e in groups.values()):
         lines += ["", "¹ Its claims.json files were written before claims had a kind (paper claim or "
                       "implementation check): all its claims are counted in the first column until its "
                       "notebooks run again."]
@@ -307,25 +411,28 @@ def readme_summary(full: dict, quick: dict | None = None) -> str:
     return "\n".join(lines)
 
 
+def _legend_md() -> str:
+    return ("**kind**: *paper* (a statement of the paper, tested by the runs), *implementation* (a check of this "
+            "package: an identity, bookkeeping, a definition, a bound far from what is observed) or *hypothesis* "
+            "(the arena's: the package's own, not a paper's); the kinds are counted apart. **interval**: the "
+            "tested effect and its confidence interval at the level printed (`docs/statistics.md`). **cause** "
+            "(verdicts other than PASS): " + "; ".join(f"*{k}*: {v}" for k, v in CAUSE_LEGEND) + ".")
+
+
 def claims_page(full: dict, title: str = "# Claims, checked", links: bool = True) -> str:
-    """``CLAIMS.md``: one section per paper, a table per notebook, a row per claim (``links``: link each
-    notebook's ``figures/`` folder, as the repository shows it; the site names it instead)."""
+    """``CLAIMS.md``: one section per paper (the manifest's order), a table per notebook, a row per claim
+    (``links``: link each notebook's ``figures/`` folder, as the repository shows it; else name it)."""
     esc = lambda t: " ".join(str(t).split()).replace("|", "\\|")
     out = [title, "",
            "Generated by `python -m bandits.report` (run by `make figures` and `make site`) from "
-           "`figures/<notebook>/claims.json`, the committed full-mode runs; do not edit by hand. "
-           "**kind**: *paper* (a statement of the paper, tested by the runs) or *implementation* (a check of "
-           "this package: an identity, bookkeeping, a definition, a bound far from what is observed): the "
-           "two are counted apart. **interval**: the tested effect and its confidence interval "
-           "(`docs/statistics.md`). **cause** (verdicts other than PASS): *paper* (the paper's statement does "
-           "not hold here), *setting* (depends on a setting the paper does not give), *approximation* (an "
-           "approximation of this package), *hypothesis* (the arena's own hypothesis does not hold here) or *open*. Quick-mode verdicts are what `make test` checks "
-           "(nbval, the notebooks' claims cells).", ""]
+           "`figures/<notebook>/claims.json`, the committed full-mode runs; do not edit by hand. " + _legend_md()
+           + " Quick-mode verdicts are what `make test` checks (nbval, the notebooks' claims cells).", ""]
     for paper, entries in by_paper(full).items():
-        claims = [c for _nb, payload in entries if not payload.get("superseded") for c in payload.get("claims", [])]
-        k = kind_counts(claims)
-        p, i = k["paper"], k["implementation"]
-        out += [f"## {paper}", "", kind_line(claims)[0].upper() + kind_line(claims)[1:] + ".", ""]
+        claims = _entries_claims(entries)
+        line = kind_line(claims)
+        man = paper_of(entries[0][0])
+        head = f"## {paper}" + (f": {man.title}" if man is not None and man.kind == "paper" else "")
+        out += [head, "", line[0].upper() + line[1:] + ".", ""]
         for nb, payload in entries:
             mode = payload.get("mode") or "full"
             where = f"[figures/{nb}](figures/{nb})" if links else f"`figures/{nb}`"
@@ -337,19 +444,20 @@ def claims_page(full: dict, title: str = "# Claims, checked", links: bool = True
             for c in payload.get("claims", []):
                 src = f" [{c['source']}]" if c.get("source") else ""
                 para = " *(paraphrase)*" if c.get("quote", "paraphrase") != "verbatim" and "kind" in c else ""
-                out.append(f"| `{c['id']}` | {esc(c['claim'])}{para}{esc(src)} | {_kind(c)} | {esc(c['check'])} | "
+                out.append(f"| `{c['id']}` | {esc(c['claim'])}{para}{esc(src)} | {_kind(c, nb)} | {esc(c['check'])} | "
                            f"{esc(c.get('value', '-'))} | {esc(interval_text(c))} | **{_verdict(c)}** | "
                            f"{esc(cause_text(c))} |")
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
-def load_full() -> tuple[dict, dict]:
+def load_full(figures: Path | None = None) -> tuple[dict, dict]:
     """``(full, quick)`` claims of ``figures/`` and ``results/quick/``; a ``figures/`` folder whose
     provenance says quick mode counts as quick."""
-    full = _load(ROOT / "figures")
+    figures = ROOT / "figures" if figures is None else Path(figures)
+    full = _load(figures)
     quick = _load(ROOT / "results" / "quick")
-    for nb in [nb for nb in full if _mode(ROOT / "figures" / nb) == "quick"]:
+    for nb in [nb for nb in full if _mode(figures / nb) == "quick"]:
         quick.setdefault(nb, full.pop(nb))
     return full, quick
 
@@ -375,20 +483,306 @@ def update_readme(readme: Path = ROOT / "README.md") -> None:
     print(f"README summary: {len(by_paper(full))} rows")
 
 
-#: Site page slug of each paper (docs/papers/<slug>.md).
-PAPER_SLUGS = {"arena (issue 12)": "arena", "DUETS": "duets", "CoPE-KB": "cope_kb", "Async-KernelUCB": "async_kernelucb",
-               "Coop-KernelUCB": "coop_kernelucb", "FN-UCB": "fn_ucb"}
+# ------------------------------------------------------------------------------------------- the website
+#: Files of a figures/ folder copied into the site for download (``data/<notebook>/``), besides the PDFs.
+DATA_FILES = ("claims.json", "results.csv", "runs.csv", "provenance.json")
+#: Pages with claims tables use the whole width (no secondary sidebar).
+FRONT_MATTER = "---\nhtml_theme.sidebar_secondary.remove: true\n---"
+GENERATED = "<!-- generated by `python -m bandits.report site` from bandits/papers.py and figures/*/claims.json; do not edit -->"
+
+
+def _h(text) -> str:
+    """HTML-escaped text on one line (the generated HTML blocks hold no blank line: MyST ends a block there)."""
+    return html.escape(" ".join(str(text).split()))
 
 
 def _slug(paper: str) -> str:
-    return PAPER_SLUGS.get(paper) or re.sub(r"[^a-z0-9]+", "_", paper.lower()).strip("_") or "paper"
+    """The site page slug of a paper: the manifest's, else derived from the name."""
+    for p in _papers().PAPERS:
+        if p.name == paper:
+            return p.slug
+    return re.sub(r"[^a-z0-9]+", "_", paper.lower()).strip("_") or "paper"
+
+
+def figure_anchor(file: str) -> str:
+    """The HTML id of a figure on its page: ``"duets/fig1.png"`` -> ``"fig-duets-fig1"``."""
+    return "fig-" + re.sub(r"[^A-Za-z0-9]+", "-", file.rsplit(".", 1)[0]).strip("-").lower()
+
+
+def claim_anchors(entries) -> dict:
+    """``{(notebook, claim id): anchor}``: the claim id itself, or ``<notebook>-<id>`` where two notebooks of a
+    page share an id."""
+    seen: dict[str, int] = {}
+    for _nb, payload in entries:
+        for c in payload.get("claims", []):
+            seen[c["id"]] = seen.get(c["id"], 0) + 1
+    return {(nb, c["id"]): c["id"] if seen[c["id"]] == 1 else f"{nb}-{c['id']}"
+            for nb, payload in entries for c in payload.get("claims", [])}
+
+
+def _figure_of(paper, nb: str, cid: str):
+    """``(Figure, panel name)`` of the first manifest figure of notebook ``nb`` that shows claim ``cid``."""
+    for f in (paper.figures if paper is not None else ()):
+        if f.notebook == nb:
+            panel = f.panel_of(cid)
+            if panel is not None:
+                return f, panel
+    return None, None
+
+
+def _has_claims_heading(ipynb: Path) -> bool:
+    try:
+        cells = json.loads(ipynb.read_text(encoding="utf-8")).get("cells", [])
+    except (OSError, ValueError):
+        return False
+    return any(c.get("cell_type") == "markdown" and re.search(r"^#+\s*Claims\s*$", "".join(c.get("source", "")), re.M)
+               for c in cells)
+
+
+def _verdict_badge(v: str) -> str:
+    return f'<span class="verdict verdict-{v.lower()}">{v}</span>'
+
+
+def summary_html(entries, anchors: dict) -> str:
+    """What holds, what fails, what the runs cannot tell yet: per kind, the counts and the claims by name."""
+    claims = _entries_claims(entries)
+    k = kind_counts(claims)
+    parts = ['<div class="claims-summary">']
+    for kind in _kind_order(k):
+        n = sum(k[kind].values())
+        if not n:
+            continue
+        parts.append(f'<p class="kind-line"><strong>{html.escape(_kind_name(kind, n).capitalize())} ({n}):</strong> '
+                     + ", ".join(f"{VERDICT_WORDS[v]}: {k[kind][v]}" for v in ("PASS", "FAIL", "INCONCLUSIVE")) + ".</p>")
+        parts.append("<ul>")
+        for v in ("PASS", "FAIL", "INCONCLUSIVE"):
+            ids = [(nb, c) for nb, c in claims if _kind(c, nb) == kind and _verdict(c) == v]
+            if ids:
+                links = ", ".join(f'<a href="#{html.escape(anchors[(nb, c["id"])])}"><code>{html.escape(c["id"])}</code></a>'
+                                  for nb, c in ids)
+                parts.append(f'<li>{_verdict_badge(v)} {VERDICT_WORDS[v]} ({len(ids)}): {links}</li>')
+        parts.append("</ul>")
+    superseded = [nb for nb, pl in entries if pl.get("superseded")]
+    if superseded:
+        parts.append("<p>Not counted: " + ", ".join(f"<code>figures/{html.escape(nb)}</code>" for nb in superseded)
+                     + " (a run made before the current code; its claims are listed below for the record).</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def causes_html(entries, anchors: dict) -> str:
+    """Each claim that is not PASS: its verdict, what it says, its cause in words and its note."""
+    rows = []
+    claims = _entries_claims(entries)
+    order = {k: i for i, k in enumerate(KINDS)}
+    for nb, c in sorted(claims, key=lambda it: (order.get(_kind(it[1], it[0]), 9), _verdict(it[1]) != "FAIL")):
+        v = _verdict(c)
+        if v == "PASS":
+            continue
+        note = c.get("cause_note") or ""
+        rows.append(f'<li>{_verdict_badge(v)} <a href="#{html.escape(anchors[(nb, c["id"])])}"><code>{html.escape(c["id"])}</code></a> '
+                    f'({html.escape(_kind_name(_kind(c, nb), 1))}): {_h(_short(c.get("claim", ""), 160))} '
+                    f'<br><em>Cause:</em> {_h(cause_words(c))}'
+                    + (f". {_h(note)}" if note else ". <em>No note recorded for this claim yet.</em>") + "</li>")
+    if not rows:
+        return '<p class="claims-causes">Every claim holds.</p>'
+    return '<ul class="claims-causes">' + "".join(rows) + "</ul>"
+
+
+def cause_legend_html() -> str:
+    return ('<details class="cause-legend"><summary>What the causes mean (“open” among them)</summary><dl>'
+            + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in CAUSE_LEGEND)
+            + "</dl></details>")
+
+
+def claims_table_html(paper, nb: str, payload: dict, anchors: dict, notebook_href: str | None,
+                      data_href: str | None) -> str:
+    """One notebook's claims as an HTML table that fits a 1366 px window: id (an anchor), verdict, number with
+    its interval and cause in four columns; the claim, check, value and the links to its figure, notebook and
+    data folded under each row."""
+    out = ['<table class="claims-table"><colgroup><col class="c-id"><col class="c-verdict"><col class="c-number">'
+           '<col class="c-cause"></colgroup><thead><tr><th>claim</th><th>verdict</th><th>number [interval]</th>'
+           '<th>cause</th></tr></thead><tbody>']
+    for c in payload.get("claims", []):
+        v = _verdict(c)
+        a = html.escape(anchors[(nb, c["id"])])
+        kind = _kind(c, nb)
+        iv = interval_text(c)
+        number = _h(iv) if iv != "-" else _h(_short(c.get("value", "-"), 90))
+        note = c.get("cause_note") or ""
+        cause = "-" if v == "PASS" else (_h(cause_words(c)) + (
+            f'<details class="note"><summary>note</summary>{_h(note)}</details>' if note else ""))
+        out.append(f'<tr id="{a}" class="claim-row verdict-{v.lower()}"><td class="c-id"><a class="claim-id" href="#{a}">'
+                   f'<code>{html.escape(c["id"])}</code></a><br><span class="kind">{html.escape(_kind_name(kind, 1))}</span></td>'
+                   f'<td>{_verdict_badge(v)}</td><td>{number}</td><td>{cause}</td></tr>')
+        fig, panel = _figure_of(paper, nb, c["id"])
+        links = []
+        if fig is not None:
+            name = fig.file.split("/", 1)[1]
+            links.append(f'<a href="#{figure_anchor(fig.file)}">figure {html.escape(name)}'
+                         + (f", panel {_h(panel)}" if panel else "") + "</a>")
+        if notebook_href:
+            links.append(f'<a href="{notebook_href}">notebook {html.escape(nb)}</a>')
+        if data_href:
+            links += [f'<a href="{data_href}/claims.json">claims.json</a>',
+                      f'<a href="{data_href}/results.csv">results.csv</a>']
+        src = f' [{_h(c["source"])}]' if c.get("source") else ""
+        quote = "" if c.get("quote") == "verbatim" else " <em>(paraphrase)</em>"
+        out.append(f'<tr class="claim-more"><td colspan="4"><details><summary>{_h(_short(c.get("claim", ""), 150))}</summary>'
+                   f'<p><strong>Claim:</strong> {_h(c.get("claim", ""))}{quote}{src}</p>'
+                   f'<p><strong>Check:</strong> {_h(c.get("check", ""))}</p>'
+                   f'<p><strong>Number:</strong> {_h(c.get("value", "-"))}</p>'
+                   + (f"<p><strong>Cause:</strong> {_h(cause_text(c))}</p>" if v != "PASS" else "")
+                   + "</details>"
+                   + ('<span class="evidence">' + " · ".join(links) + "</span>" if links else "") + "</td></tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def paper_page(paper, entries, gen: Path, figures: Path, name: str | None = None) -> str:
+    """The site page of one paper (MyST Markdown): header and links; what holds, fails and cannot be told, then
+    each non-PASS claim with its cause; the figures (captions from the manifest, its order, each once); the
+    claims tables; the deviations from the paper; the runs' notes last, folded."""
+    title = paper.name if paper is not None else name
+    lines = [FRONT_MATTER, GENERATED, "", f"# {title}", ""]
+    if paper is not None:
+        if paper.kind == "paper":
+            link = f"[read the paper]({paper.url})" if paper.url else "the paper"
+            lines += [f"**{paper.title}**. {paper.authors}. *{paper.venue}*; {link} (its text: "
+                      f"`shared/papers/{paper.text}`, beside the repository).", ""]
+        lines += [paper.summary, ""]
+    nb_html = {nb: (gen / "notebooks" / f"{nb}.ipynb").exists() for nb, _ in entries}
+    links = [f"[{nb}](../_gen/notebooks/{nb}.ipynb)" for nb, _ in entries if nb_html[nb]]
+    if links:
+        lines += ["Notebooks (executed, full mode, rendered without running): " + ", ".join(links) + ".", ""]
+    anchors = claim_anchors(entries)
+    lines += ["## What the runs show", "",
+              f"From the committed full-mode runs ({kind_line(_entries_claims(entries))}).", "",
+              summary_html(entries, anchors), "", "### Where a claim does not hold, and why", "",
+              causes_html(entries, anchors), "", cause_legend_html(), ""]
+    shown = set()
+    fig_lines = []
+    for f in (paper.figures if paper is not None else ()):
+        if f.notebook not in nb_html or not (figures / f.file).exists() or f.file in shown:
+            continue
+        shown.add(f.file)
+        fig_lines += [f"```{{figure}} ../_gen/figures/{f.file}", f":name: {figure_anchor(f.file)}", ":width: 100%", "",
+                      f"{f.caption} (`figures/{f.file}`)", "```", ""]
+        pdf = f.file.rsplit(".", 1)[0] + ".pdf"
+        files = [f'<a href="../data/{html.escape(f.file)}">PNG</a>']
+        if (figures / pdf).exists():
+            files.append(f'<a href="../data/{html.escape(pdf)}">PDF</a>')
+        fig_lines += [f'<p class="figure-files">Download: {" · ".join(files)}</p>', ""]
+    for nb, _payload in entries:  # committed images the manifest does not list: shown, and said so
+        for png in sorted((figures / nb).glob("*.png")):
+            key = f"{nb}/{png.name}"
+            if key not in shown:
+                shown.add(key)
+                fig_lines += [f"```{{figure}} ../_gen/figures/{key}", f":name: {figure_anchor(key)}", ":width: 100%", "",
+                              f"`figures/{key}` (no caption: not listed in `bandits/papers.py`)", "```", ""]
+    if fig_lines:
+        lines += ["## Figures", ""] + fig_lines
+    lines += ["## Claims", ""]
+    for nb, payload in entries:
+        mode = payload.get("mode") or "full"
+        lines += [f"### {nb}", "", f"{kind_line(payload.get('claims', []), nb)[:1].upper()}"
+                  f"{kind_line(payload.get('claims', []), nb)[1:]} ({mode} mode).", ""]
+        if payload.get("superseded"):
+            lines += [f"**Superseded, not counted above:** {' '.join(str(payload['superseded']).split())}", ""]
+        nb_href = None
+        if nb_html[nb]:
+            nb_href = f"../_gen/notebooks/{nb}.html" + ("#claims" if _has_claims_heading(gen / "notebooks" / f"{nb}.ipynb") else "")
+        data_href = f"../data/{nb}" if (gen / "extra" / "data" / nb / "claims.json").exists() else None
+        lines += [claims_table_html(paper, nb, payload, anchors, nb_href, data_href), ""]
+        if data_href:
+            files = [p.name for p in sorted((gen / "extra" / "data" / nb).iterdir()) if p.suffix in (".json", ".csv", ".pdf")]
+            lines += ['<p class="data-files">Data of this run: ' + " · ".join(
+                f'<a href="{data_href}/{html.escape(n)}">{html.escape(n)}</a>' for n in files) + "</p>", ""]
+    if paper is not None and paper.deviations:
+        lines += ["## Deviations from the paper" if paper.kind == "paper" else "## Choices of the comparison", ""]
+        lines += [f"- **{d.section}**: {d.text}" for d in paper.deviations] + [""]
+    notes = [nb for nb, _ in entries if (figures / nb / "NOTE.md").exists()]
+    if notes:
+        lines += ["## Notes on the runs", ""]
+        for nb in notes:
+            lines += [f'<details class="run-note"><summary>The run\'s note: <code>figures/{nb}/NOTE.md</code></summary>', "",
+                      f"```{{include}} ../../figures/{nb}/NOTE.md", ":heading-offset: 2", "```", "", "</details>", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def index_page(groups: dict) -> str:
+    """The front page: what the companion is, per paper the verdicts (paper claims, implementation checks and
+    the arena's hypotheses apart) with links to its page and to the paper, and the table of contents."""
+    papers = _papers()
+    lines = [GENERATED, "", "# bandits: five papers on distributed kernel bandits, reproduced", "",
+             "A reproducible companion to five papers on collaborative, distributed and federated kernel and neural "
+             "bandits: one Python package (`bandits/`), parameterised notebooks that reproduce each paper's figures "
+             "and check its claims in code that can fail, and the figures those notebooks produced in full mode. "
+             "This site renders the committed, executed notebooks and figures; nothing is recomputed when it is "
+             "built.", "",
+             "## The verdicts, per paper", "",
+             "Counted from the committed full-mode runs. A *paper claim* is a statement of the paper tested by the "
+             "runs; an *implementation check* tests this package (an identity, bookkeeping, a bound far from what is "
+             "observed); a *hypothesis* is the arena's own, not a paper's. **holds** = PASS, **fails** = FAIL, "
+             "**cannot tell yet** = INCONCLUSIVE; each page says why, claim by claim.", "",
+             "| paper | the paper | paper claims: PASS / FAIL / INCONCLUSIVE | implementation checks: PASS / FAIL / INCONCLUSIVE | hypotheses: PASS / FAIL / INCONCLUSIVE |",
+             "|---|---|---|---|---|"]
+    pages = []
+    for name, entries in groups.items():
+        p = papers.paper_of_notebook(entries[0][0])
+        slug = p.slug if p is not None else _slug(name)
+        pages.append(slug)
+        k = kind_counts(_entries_claims(entries))
+        cell = lambda kind: _pfi(k[kind]) if sum(k[kind].values()) else "–"
+        if p is not None and p.kind == "paper":
+            ref = f"[{p.authors.split(',')[0].split()[-1]} et al., {p.venue.split(',')[0]}]({p.url})" if p.url else p.venue
+            if len(p.authors.split(",")) == 2:
+                a, b = (x.strip().split()[-1] for x in p.authors.split(","))
+                ref = f"[{a} & {b}, {p.venue.split(',')[0]}]({p.url})" if p.url else ref
+        else:
+            ref = "no paper: the package's own comparison"
+        label = p.name if p is not None else name
+        lines.append(f"| [{label}](papers/{slug}.md) | {ref} | {cell('paper')} | {cell('implementation')} | {cell('hypothesis')} |")
+    other = sorted({k for e in groups.values() for k in kind_counts(_entries_claims(e))} - set(KINDS))
+    if other:
+        lines += ["", "Other kinds of claim (" + ", ".join(other) + ") are counted on the papers' pages."]
+    lines += ["", "Every claim, its check, number, interval, verdict and cause: [the claims page](claims.md).", ""]
+    if any(p.slug == "arena" for p in papers.PAPERS) and (ROOT / "figures" / "arena" / "pareto_sync.png").exists():
+        lines += ["```{figure} _gen/figures/arena/pareto_sync.png", ":width: 100%", "",
+                  papers.by_slug("arena").figures[0].caption + " (the arena, full mode)", "```", ""]
+    lines += ["```{toctree}", ":maxdepth: 1", ":caption: Papers", ""] + [f"papers/{s}" for s in pages] + ["claims", "```", "",
+              "```{toctree}", ":maxdepth: 1", ":caption: Using and extending it", "",
+              "running", "statistics", "choices", "package", "adding_a_paper", "api", "notebooks", "```", ""]
+    return "\n".join(lines)
+
+
+def claims_site_page(full: dict) -> str:
+    """The site's claims page: every paper's claims tables (the same as on its page), with links to the pages."""
+    lines = [FRONT_MATTER, GENERATED, "", "# Claims, checked", "",
+             "Every claim of every notebook, from the committed full-mode runs (`figures/<notebook>/claims.json`; "
+             "`CLAIMS.md` in the repository is the same in Markdown). " + _legend_md(), ""]
+    for name, entries in by_paper(full).items():
+        p = paper_of(entries[0][0])
+        slug = p.slug if p is not None else _slug(name)
+        lines += [f"## {name}", "", f"{kind_line(_entries_claims(entries))[:1].upper()}"
+                  f"{kind_line(_entries_claims(entries))[1:]}. The paper's page: [{name}](papers/{slug}.md).", ""]
+        for nb, payload in entries:
+            lines += [f"### {nb}", "", f'<p>Each claim: <a href="papers/{slug}.html">its page</a>, where it links to its '
+                      "figure, notebook and data.</p>", ""]
+            anchors = {(nb, c["id"]): f"{nb}-{c['id']}" for c in payload.get("claims", [])}
+            lines += [claims_table_html(None, nb, payload, anchors, None, None).replace('href="#', 'href="#'), ""]
+    return "\n".join(lines)
 
 
 def write_site_sources(docs: Path = ROOT / "docs", figures: Path = ROOT / "figures") -> list[Path]:
-    """``docs/_gen/`` for ``make site`` (not committed): per paper ``<slug>.md`` (per notebook: its
-    figures and its claims table, with causes and intervals), ``notebooks/<name>.ipynb`` (copies of the
-    committed executed notebooks, which myst-nb renders without running them), ``figures/<name>/*.png``
-    and ``CLAIMS.md`` (the whole claims page). Returns the files written."""
+    """The site's generated sources (``make site``), from the manifest and the committed runs:
+
+    * ``docs/index.md`` (the front page) and ``docs/papers/<slug>.md`` (one page per paper), ``docs/claims.md``;
+    * ``docs/_gen/`` (not committed): copies of the executed notebooks (rendered without running), the
+      figures, ``extra/data/<notebook>/`` (claims.json, results.csv, runs.csv, provenance.json and the PDFs,
+      copied into the built site as downloads by ``html_extra_path``) and ``CLAIMS.md``.
+
+    Returns the files written."""
     import shutil
 
     gen = docs / "_gen"
@@ -408,29 +802,24 @@ def write_site_sources(docs: Path = ROOT / "docs", figures: Path = ROOT / "figur
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(png, dst)
             written.append(dst)
-    for paper, entries in by_paper(full).items():
-        claims = [c for _nb, payload in entries for c in payload.get("claims", [])]
-        k = kind_counts(claims)
-        p, i = k["paper"], k["implementation"]
-        lines = [f"Full mode (the committed runs): {kind_line(claims)}.", ""]
-        for nb, payload in entries:
-            lines += [f"### Notebook `{nb}`", ""]
-            if (gen / "notebooks" / f"{nb}.ipynb").exists():
-                lines += [f"The executed notebook ({payload.get('mode') or 'full'} mode): "
-                          f"[{nb}](../_gen/notebooks/{nb}.ipynb).", ""]
-            for png in sorted((gen / "figures" / nb).glob("*.png")):
-                lines += [f"```{{figure}} ../_gen/figures/{nb}/{png.name}", ":width: 100%", "",
-                          f"`figures/{nb}/{png.name}`", "```", ""]
-            page = claims_page({nb: payload}, title="", links=False)
-            body = page.split("\n### ", 1)[1].split("\n", 1)[1] if "\n### " in page else ""
-            lines += [f"Claims of `{nb}`:", "", body.strip(), ""]
-        path = gen / f"{_slug(paper)}.md"
-        path.write_text("\n".join(lines), encoding="utf-8")
+        data = gen / "extra" / "data" / nb
+        data.mkdir(parents=True, exist_ok=True)
+        for f in sorted((figures / nb).iterdir()):
+            if f.is_file() and (f.name in DATA_FILES or f.suffix in (".pdf", ".png")):
+                shutil.copyfile(f, data / f.name)
+                written.append(data / f.name)
+    groups = by_paper(full)
+    (docs / "papers").mkdir(parents=True, exist_ok=True)
+    for name, entries in groups.items():
+        p = paper_of(entries[0][0])
+        path = docs / "papers" / f"{p.slug if p is not None else _slug(name)}.md"
+        path.write_text(paper_page(p, entries, gen, figures, name=name), encoding="utf-8")
         written.append(path)
-    path = gen / "CLAIMS.md"
-    path.write_text(claims_page(full, links=False), encoding="utf-8")
-    written.append(path)
-    print(f"docs/_gen: {len(written)} files ({len(full)} notebooks, {len(by_paper(full))} papers)")
+    for path, text in ((docs / "index.md", index_page(groups)), (docs / "claims.md", claims_site_page(full)),
+                       (gen / "CLAIMS.md", claims_page(full, links=False))):
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    print(f"docs: {len(written)} files ({len(full)} notebooks, {len(groups)} papers)")
     return written
 
 
