@@ -46,8 +46,9 @@ class Figure:
     def panel_of(self, claim_id: str) -> str | None:
         """The panel (its name) showing claim ``claim_id``'s evidence, or None when this figure does not."""
         for pattern, panel in self.panels:
-            if re.search(pattern, claim_id):
-                return panel
+            m = re.search(pattern, claim_id)
+            if m:
+                return m.expand(panel)  # "\\1" in the name: the pattern's first group
         return None
 
 
@@ -392,8 +393,12 @@ PAPERS: tuple[Paper, ...] = (
             Figure("arena/map_hartmann4.png",
                    "The map on Hartmann-4: for each number of agents N and budget of B scalars, the method with the "
                    "lowest mean regret within the budget."),
-            Figure("arena/map_shuttle.png", "The map on shuttle (as above)."),
-            Figure("arena/map_cosine.png", "The map on cosine (as above)."),
+            Figure("arena/map_shuttle.png",
+                   "The map on shuttle: for each N and budget of B scalars, the method with the lowest mean regret "
+                   "within the budget."),
+            Figure("arena/map_cosine.png",
+                   "The map on cosine: for each N and budget of B scalars, the method with the lowest mean regret "
+                   "within the budget."),
         ),
         deviations=(
             Deviation("protocol", "Each method's exploration multiplier g comes from one shared grid {0.1, 0.2, 0.5, "
