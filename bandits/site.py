@@ -128,9 +128,9 @@ def causes_html(entries, anchors: dict) -> str:
 
 
 def cause_legend_html() -> str:
-    return ('<details class="cause-legend"><summary>What the causes mean (“open” among them)</summary><dl>'
+    return ('<div class="cause-legend"><p><strong>What the causes mean</strong></p><dl>'
             + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in CAUSE_LEGEND)
-            + "</dl></details>")
+            + "</dl></div>")
 
 
 def claims_table_html(paper, nb: str, payload: dict, anchors: dict, notebook_href: str | None,
