@@ -231,8 +231,14 @@ for (const t of document.querySelectorAll('table.claims-table')) {
     cols.push({row: tr.id || 'head', verdict: rect(cells[1]).right, cause: rect(cells[3]).right});
   }
 }
+// every rendered table: its right edge, and whether the frame around it scrolls sideways (a table wider than the
+// article: the theme wraps it in a scrollable container whose hidden part a reader must scroll to)
+const frame = t => { for (let e = t.parentElement; e && e.tagName !== 'ARTICLE'; e = e.parentElement) {
+  if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') return true; } return false; };
+const tables = Array.from(document.querySelectorAll('article table')).map(t => ({r: t.getBoundingClientRect(), t: t}))
+  .filter(x => x.r.width > 0).map(x => ({right: x.r.right, scrolls: frame(x.t), head: (x.t.innerText || '').slice(0, 60)}));
 return {
-  vw: vw, scrollWidth: document.documentElement.scrollWidth,
+  vw: vw, scrollWidth: document.documentElement.scrollWidth, tables: tables,
   summary: first('.claims-summary'), summaryText: (document.querySelector('.claims-summary') || {}).innerText || '',
   causes: first('.claims-causes'), firstFigure: first('figure'), firstTable: first('table.claims-table'),
   cols: cols,
@@ -282,6 +288,9 @@ def test_paper_page_reads_at_1366(site, server, browser, slug):
         problems.append(f"{len(wide)} rows whose verdict or cause lies beyond {lay['vw']} px: {wide[:5]}")
     if not lay["cols"]:
         problems.append("no claims table")
+    cut = [t["head"] for t in lay["tables"] if t["right"] > lay["vw"] or t["scrolls"]]
+    if cut:
+        problems.append(f"{len(cut)} tables reach beyond the window's width (scrolled sideways in their frame): {cut[:3]}")
     # every claim of the page's notebooks is an anchor, once
     ids = lay["ids"]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
