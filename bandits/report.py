@@ -129,7 +129,11 @@ def kept_quick_cells(readme_text: str, quick: dict) -> dict:
 
 
 def _paper_of_notebook(nb: str) -> str:
-    """The paper name a notebook's ``write_claims`` call records (for rows carried over from the README)."""
+    """The paper of a notebook (for rows carried over from the README): the manifest's, else the name its
+    ``write_claims`` call records."""
+    p = paper_of(nb)
+    if p is not None:
+        return p.name
     try:
         src = (ROOT / "notebooks" / f"{nb}.py").read_text()
     except OSError:

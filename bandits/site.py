@@ -134,7 +134,7 @@ def cause_legend_html() -> str:
 
 
 def claims_table_html(paper, nb: str, payload: dict, anchors: dict, notebook_href: str | None,
-                      data_href: str | None) -> str:
+                      data_href: str | None, page_href: str | None = None, page_anchors: dict | None = None) -> str:
     """One notebook's claims as an HTML table that fits a 1366 px window: id (an anchor), verdict, number with
     its interval and cause in four columns; the claim, check, value and the links to its figure, notebook and
     data folded under each row."""
@@ -161,6 +161,9 @@ def claims_table_html(paper, nb: str, payload: dict, anchors: dict, notebook_hre
                          + (f", panel {_h(panel)}" if panel else "") + "</a>")
         if notebook_href:
             links.append(f'<a href="{notebook_href}">notebook {html.escape(nb)}</a>')
+        if page_href:
+            links.append(f'<a href="{page_href}#{html.escape((page_anchors or anchors)[(nb, c["id"])])}">on the paper\'s page '
+                         "(figure, notebook, data)</a>")
         if data_href:
             links += [f'<a href="{data_href}/claims.json">claims.json</a>',
                       f'<a href="{data_href}/results.csv">results.csv</a>']
@@ -304,11 +307,12 @@ def claims_site_page(full: dict) -> str:
         slug = p.slug if p is not None else _slug(name)
         lines += [f"## {name}", "", f"{kind_line(_entries_claims(entries))[:1].upper()}"
                   f"{kind_line(_entries_claims(entries))[1:]}. The paper's page: [{name}](papers/{slug}.md).", ""]
+        page_anchors = claim_anchors(entries)
         for nb, payload in entries:
-            lines += [f"### {nb}", "", f'<p>Each claim: <a href="papers/{slug}.html">its page</a>, where it links to its '
-                      "figure, notebook and data.</p>", ""]
+            lines += [f"### {nb}", ""]
             anchors = {(nb, c["id"]): f"{nb}-{c['id']}" for c in payload.get("claims", [])}
-            lines += [claims_table_html(None, nb, payload, anchors, None, None).replace('href="#', 'href="#'), ""]
+            lines += [claims_table_html(None, nb, payload, anchors, None, None, page_href=f"papers/{slug}.html",
+                                        page_anchors=page_anchors), ""]
     return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.abspath(".."))
 # The generated pages (front page, one page per paper, the claims page) are not committed: written here when
 # missing, so that sphinx-build alone works too (``make site`` writes them first, every time).
 if not os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "index.md")):
-    from bandits.report import write_site_sources
+    from bandits.site import write_site_sources
 
     write_site_sources()
 
