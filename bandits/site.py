@@ -109,21 +109,30 @@ def summary_html(entries, anchors: dict) -> str:
 
 
 def causes_html(entries, anchors: dict) -> str:
-    """Each claim that is not PASS: its verdict, what it says, its cause in words and its note."""
-    rows = []
-    claims = _entries_claims(entries)
-    order = {k: i for i, k in enumerate(KINDS)}
-    for nb, c in sorted(claims, key=lambda it: (order.get(_kind(it[1], it[0]), 9), _verdict(it[1]) != "FAIL")):
+    """Each claim that is not PASS, with its cause in words and its note: claims that share verdict, kind, cause and
+    note are listed together (their ids; a lone claim with what it says), FAILs first, paper claims first."""
+    groups: dict[tuple, list] = {}
+    for nb, c in _entries_claims(entries):
         v = _verdict(c)
-        if v == "PASS":
-            continue
-        note = c.get("cause_note") or ""
-        rows.append(f'<li>{_verdict_badge(v)} <a href="#{html.escape(anchors[(nb, c["id"])])}"><code>{html.escape(c["id"])}</code></a> '
-                    f'({html.escape(_kind_name(_kind(c, nb), 1))}): {_h(_short(c.get("claim", ""), 160))} '
-                    f'<br><em>Cause:</em> {_h(cause_words(c))}'
-                    + (f". {_h(note)}" if note else ". <em>No note recorded for this claim yet.</em>") + "</li>")
-    if not rows:
+        if v != "PASS":
+            key = (v, _kind(c, nb), cause_words(c), " ".join(str(c.get("cause_note") or "").split()))
+            groups.setdefault(key, []).append((nb, c))
+    if not groups:
         return '<p class="claims-causes">Every claim holds.</p>'
+    order = {k: i for i, k in enumerate(KINDS)}
+    rows = []
+    for (v, kind, words, note), items in sorted(groups.items(), key=lambda kv: (kv[0][0] != "FAIL",
+                                                                               order.get(kv[0][1], 9))):
+        link = lambda nb, c: (f'<a href="#{html.escape(anchors[(nb, c["id"])])}" title="{_h(c.get("claim", ""))}">'
+                              f'<code>{html.escape(c["id"])}</code></a>')
+        if len(items) == 1:
+            nb, c = items[0]
+            what = f'{link(nb, c)} ({html.escape(_kind_name(kind, 1))}): {_h(_short(c.get("claim", ""), 160))}'
+        else:
+            what = (f"{len(items)} {html.escape(_kind_name(kind, 2))}: "
+                    + ", ".join(link(nb, c) for nb, c in items))
+        rows.append(f"<li>{_verdict_badge(v)} {what}<br><em>Cause:</em> {_h(words)}"
+                    + (f": {_h(note)}" if note else ". <em>No note recorded for this claim yet.</em>") + "</li>")
     return '<ul class="claims-causes">' + "".join(rows) + "</ul>"
 
 
