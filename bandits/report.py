@@ -1,20 +1,23 @@
 """Reports built from the notebooks' outputs.
 
 ``python -m bandits.report`` (run by ``make figures`` and ``make site``) writes, from
-``figures/*/claims.json``:
+``figures/*/claims.json`` and the manifest of papers (:mod:`bandits.papers`: their order and names):
 
 * ``CLAIMS.md``: one section per paper, one table per notebook, one row per claim: the claim (its
-  source in the paper, verbatim or paraphrase), its kind (a paper claim or an implementation check),
-  the check, the number, the interval, the verdict and, for a verdict other than PASS, its cause
-  (:func:`claims_page`);
+  source in the paper, verbatim or paraphrase), its kind (a paper claim, an implementation check, or the
+  arena's hypothesis), the check, the number, the interval, the verdict and, for a verdict other than PASS,
+  its cause (:func:`claims_page`);
 * the README's summary between the markers ``<!-- claims-table:start/end -->``: per paper, paper
-  claims counted apart from implementation checks, and the headline claim's verdict in one line
-  (:func:`readme_summary`).
+  claims counted apart from implementation checks and hypotheses, and the headline claim's verdict in one
+  line (:func:`readme_summary`).
 
-A ``claims.json`` older than issue 23 has no ``kind``: its claims count as paper claims (the
-:class:`~bandits.experiments.claims.Claim` default) until the notebook runs again.
-:func:`claims_markdown` (one table, full and quick mode side by side) is the older layout, kept for
-a one-page view of both modes.
+``python -m bandits.report site`` writes the website's generated pages (:mod:`bandits.site`).
+
+A ``claims.json`` written before claims had a ``kind`` counts its claims as paper claims (the
+:class:`~bandits.experiments.claims.Claim` default) until the notebook runs again; a claim of a notebook the
+manifest gives to the arena (no paper) is a hypothesis whatever kind it records; a kind the report does not
+know is counted under its own name. :func:`claims_markdown` (one table, full and quick mode side by side) is
+the older layout, kept for a one-page view of both modes.
 
 ``python -m bandits.report refresh-notebook notebooks/X.py`` (or ``X.ipynb``) runs the notebook
 pair's ``.py`` source in quick mode with papermill and rewrites ``X.ipynb`` with no outputs except
@@ -62,6 +65,11 @@ def _fmt(x) -> str:
     return "0" if x == 0 else f"{x:.2g}"
 
 
+def level_text(level) -> str:
+    """A confidence level as it is: ``0.95`` -> ``"95%"``, ``0.998`` -> ``"99.8%"`` (never rounded to 100 %)."""
+    return f"{100 * float(level):.4g}%"
+
+
 def interval_text(c: dict) -> str:
     """``effect [lo, hi] (95% method)`` of one claims.json entry, ``-`` when it has no interval
     (old files: no ``interval`` key)."""
@@ -69,14 +77,10 @@ def interval_text(c: dict) -> str:
     if not iv or len(iv) != 2 or iv[0] is None or iv[1] is None:
         return "-"
     level = c.get("level")
-    how = " ".join(x for x in (f"{level:.0%}" if level else "", c.get("method") or "") if x)
+    how = " ".join(x for x in (level_text(level) if level else "", c.get("method") or "") if x)
     eff = c.get("effect")
     head = f"{_fmt(eff)} " if eff is not None else ""
     return f"{head}[{_fmt(iv[0])}, {_fmt(iv[1])}]" + (f" ({how})" if how else "")
-
-
-def _paper(payload: dict, nb: str) -> str:
-    return payload.get("paper") or nb
 
 
 def summary_markdown(full: dict, quick: dict, kept: dict | None = None) -> str:
@@ -125,7 +129,11 @@ def kept_quick_cells(readme_text: str, quick: dict) -> dict:
 
 
 def _paper_of_notebook(nb: str) -> str:
-    """The paper name a notebook's ``write_claims`` call records (for rows carried over from the README)."""
+    """The paper of a notebook (for rows carried over from the README): the manifest's, else the name its
+    ``write_claims`` call records."""
+    p = paper_of(nb)
+    if p is not None:
+        return p.name
     try:
         src = (ROOT / "notebooks" / f"{nb}.py").read_text()
     except OSError:
@@ -176,60 +184,141 @@ def _mode(folder: Path) -> str | None:
         return None
 
 
-#: The papers in the order the README and the site present them (others follow, sorted).
-PAPER_ORDER = ("DUETS", "CoPE-KB", "Async-KernelUCB", "Coop-KernelUCB", "FN-UCB")
+#: The causes of a verdict other than PASS (``claims.json``'s ``cause``), in plain words, by verdict: a
+#: FAIL says the statement does not hold here, an INCONCLUSIVE that the runs cannot tell yet.
 CAUSE_WORDS = {
-    "paper": "the paper's statement does not hold here",
-    "setting": "depends on a setting the paper does not give",
-    "approximation": "an approximation of this package",
-    "hypothesis": "the package's own hypothesis (not a paper's claim) does not hold here",
-    "open": "open",
+    "paper": {"FAIL": "the paper's statement does not hold here",
+              "INCONCLUSIVE": "the paper's statement as given cannot be decided by these runs"},
+    "setting": {"FAIL": "depends on a setting the paper does not give",
+                "INCONCLUSIVE": "depends on a setting the paper does not give"},
+    "approximation": {"FAIL": "an approximation of this package",
+                      "INCONCLUSIVE": "an approximation of this package"},
+    "hypothesis": {"FAIL": "the package's own hypothesis does not hold here",
+                   "INCONCLUSIVE": "the package's own hypothesis is not decided by these runs"},
+    "open": {"FAIL": "open: the runs do not yet show why",
+             "INCONCLUSIVE": "open: the runs do not yet show why"},
 }
+#: What each cause means, for the legends of CLAIMS.md and the site (the definition of "open" among them).
+CAUSE_LEGEND = (
+    ("paper", "the paper's statement itself: it does not hold here, or cannot be decided as stated"),
+    ("setting", "the verdict depends on a setting the paper does not give (this package's choice is in the note)"),
+    ("approximation", "an approximation this package makes (a rank cap, a Nyström size, fewer runs)"),
+    ("hypothesis", "the package's own hypothesis (the arena), not a paper's claim"),
+    ("open", "not yet explained: the note says what was tried and what would settle it (more runs, a larger "
+             "instance, a setting to vary)"),
+)
+#: The kinds of claim, counted apart, in the order they are reported; other kinds follow, by name.
+KINDS = ("paper", "implementation", "hypothesis")
+KIND_WORDS = {"paper": ("paper claim", "paper claims"),
+              "implementation": ("implementation check", "implementation checks"),
+              "hypothesis": ("hypothesis", "hypotheses")}
+VERDICT_WORDS = {"PASS": "holds", "FAIL": "fails", "INCONCLUSIVE": "cannot tell yet"}
 
 
-def _kind(c: dict) -> str:
-    return c.get("kind") or "paper"
+def _papers():
+    from . import papers
+
+    return papers
+
+
+def paper_of(nb: str, payload: dict | None = None):
+    """The manifest entry (:mod:`bandits.papers`) of notebook ``nb``, or None for a notebook no paper lists."""
+    return _papers().paper_of_notebook(nb)
+
+
+def _paper(payload: dict, nb: str) -> str:
+    """The paper's name: from the manifest (:mod:`bandits.papers`), else what claims.json records, else ``nb``."""
+    p = paper_of(nb)
+    return p.name if p is not None else (payload.get("paper") or nb)
+
+
+def _kind(c: dict, nb: str | None = None) -> str:
+    """A claim's kind: ``kind`` (a claims.json file older than kinds: "paper"); in a notebook of the arena
+    (the manifest's ``kind="arena"``: no paper) a claim recorded as "paper" is the package's hypothesis."""
+    k = c.get("kind") or "paper"
+    if k == "paper" and nb is not None:
+        p = paper_of(nb)
+        if p is not None and p.kind == "arena":
+            return "hypothesis"
+    return k
 
 
 def by_paper(data: dict) -> dict:
-    """``{paper: [(notebook, payload), ...]}`` in :data:`PAPER_ORDER`, main notebooks before
-    ``*_theory`` ones."""
-    groups: dict[str, list] = {}
+    """``{paper name: [(notebook, payload), ...]}`` in the manifest's order (:data:`bandits.papers.PAPERS`),
+    each paper's notebooks in its order; notebooks no paper lists follow, by the paper their claims.json names."""
+    papers = _papers().PAPERS
+    out: dict[str, list] = {}
+    for p in papers:
+        entries = [(nb, data[nb]) for nb in p.folders if nb in data]
+        if entries:
+            out[p.name] = entries
+    rest: dict[str, list] = {}
     for nb in sorted(data, key=lambda n: (n.endswith("_theory"), n)):
-        groups.setdefault(_paper(data[nb], nb), []).append((nb, data[nb]))
-    order = [p for p in PAPER_ORDER if p in groups] + sorted(p for p in groups if p not in PAPER_ORDER)
-    return {p: groups[p] for p in order}
-
-
-def kind_counts(claims) -> dict:
-    """``{"paper": {"PASS", "FAIL", "INCONCLUSIVE"}, "implementation": {...}}`` of claims.json entries."""
-    out = {k: {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0} for k in ("paper", "implementation")}
-    for c in claims:
-        out["implementation" if _kind(c) == "implementation" else "paper"][_verdict(c)] += 1
+        if paper_of(nb) is None:
+            rest.setdefault(data[nb].get("paper") or nb, []).append((nb, data[nb]))
+    for name in sorted(rest):
+        out.setdefault(name, []).extend(rest[name])
     return out
 
 
-def kind_line(claims) -> str:
-    """``"paper claims: n PASS, n FAIL, n INCONCLUSIVE; implementation checks: k of m PASS"``, or,
-    for claims.json files written before claims had a ``kind``, the counts of all claims so marked."""
-    claims = list(claims)
-    k = kind_counts(claims)
+def _entries_claims(entries, counted_only: bool = True):
+    """``[(notebook, claim), ...]`` of a paper's entries (superseded runs left out when ``counted_only``)."""
+    return [(nb, c) for nb, payload in entries if not (counted_only and payload.get("superseded"))
+            for c in payload.get("claims", [])]
+
+
+def kind_counts(claims, nb: str | None = None) -> dict:
+    """``{kind: {"PASS", "FAIL", "INCONCLUSIVE"}}`` of claims.json entries: "paper", "implementation" and
+    "hypothesis" always, any other kind a claims.json names as its own key. ``claims``: dicts, or
+    ``(notebook, dict)`` pairs (the notebook decides an arena claim's kind, :func:`_kind`)."""
+    out = {k: {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0} for k in KINDS}
+    for item in claims:
+        n, c = item if isinstance(item, tuple) else (nb, item)
+        out.setdefault(_kind(c, n), {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0})[_verdict(c)] += 1
+    return out
+
+
+def _kind_order(counts: dict) -> list:
+    return [k for k in KINDS if k in counts] + sorted(k for k in counts if k not in KINDS)
+
+
+def _kind_name(k: str, n: int = 2) -> str:
+    one, many = KIND_WORDS.get(k, (f"{k} claim", f"{k} claims"))
+    return one if n == 1 else many
+
+
+def kind_line(claims, nb: str | None = None) -> str:
+    """``"paper claims: n PASS, n FAIL, n INCONCLUSIVE; implementation checks: k of m PASS"`` (and the
+    hypotheses, and any other kind, when there are some); for claims.json files written before claims had a
+    ``kind``, the counts of all claims so marked."""
+    items = list(claims)
+    plain = [it[1] if isinstance(it, tuple) else it for it in items]
+    k = kind_counts(items, nb)
     p, i = k["paper"], k["implementation"]
-    if not any("kind" in c for c in claims):
+    if plain and not any("kind" in c for c in plain) and k["hypothesis"] == {"PASS": 0, "FAIL": 0, "INCONCLUSIVE": 0}:
         return (f"{p['PASS']} PASS, {p['FAIL']} FAIL, {p['INCONCLUSIVE']} INCONCLUSIVE "
                 "(claims.json written before claims had a kind: paper claims and implementation checks "
                 "not yet told apart; the next run of the notebook labels them)")
-    return (f"paper claims: {p['PASS']} PASS, {p['FAIL']} FAIL, {p['INCONCLUSIVE']} INCONCLUSIVE; "
-            f"implementation checks: {i['PASS']} of {sum(i.values())} PASS")
+    parts = []
+    for kind in _kind_order(k):
+        v = k[kind]
+        if kind == "paper" and (sum(v.values()) or not sum(sum(x.values()) for x in k.values())):
+            parts.append(f"paper claims: {v['PASS']} PASS, {v['FAIL']} FAIL, {v['INCONCLUSIVE']} INCONCLUSIVE")
+        elif kind == "implementation":
+            parts.append(f"implementation checks: {v['PASS']} of {sum(v.values())} PASS")
+        elif sum(v.values()):
+            parts.append(f"{_kind_name(kind)}: {v['PASS']} PASS, {v['FAIL']} FAIL, {v['INCONCLUSIVE']} INCONCLUSIVE")
+    return "; ".join(parts)
 
 
 def headline(entries) -> tuple[str, dict] | None:
-    """The paper's headline claim: the first paper claim of its main notebook (the first notebook of
-    :func:`by_paper`'s list that has one), with that notebook's name."""
-    for nb, payload in entries:
-        for c in payload.get("claims", []):
-            if _kind(c) == "paper":
-                return nb, c
+    """The paper's headline claim: the first paper claim (for the arena: hypothesis) of its main notebook
+    (the first notebook of :func:`by_paper`'s list that has one), with that notebook's name."""
+    for kind in ("paper", "hypothesis"):
+        for nb, payload in entries:
+            for c in payload.get("claims", []):
+                if _kind(c, nb) == kind:
+                    return nb, c
     return None
 
 
@@ -238,17 +327,29 @@ def _short(text: str, n: int = 110) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
-def cause_text(c: dict) -> str:
-    """The cause of a verdict other than PASS, in words (``-`` for a PASS)."""
-    if _verdict(c) == "PASS":
+def cause_words(c: dict) -> str:
+    """The cause of a verdict other than PASS in plain words (its key; ``-`` for a PASS); an unknown cause key
+    is printed as it is."""
+    v = _verdict(c)
+    if v == "PASS":
         return "-"
     key = c.get("cause") or "open"
+    return CAUSE_WORDS.get(key, {}).get(v, key)
+
+
+def cause_text(c: dict) -> str:
+    """The cause of a verdict other than PASS, in words, with its note (``-`` for a PASS)."""
+    if _verdict(c) == "PASS":
+        return "-"
     note = c.get("cause_note") or ""
-    return CAUSE_WORDS.get(key, key) + (f": {note}" if note else "")
+    return cause_words(c) + (f": {note}" if note else "")
 
 
 _QUICK_LINE = re.compile(r"paper claims: (\d+) PASS, (\d+) FAIL, (\d+) INCONCLUSIVE; implementation checks: "
                          r"(\d+) of (\d+) PASS")
+
+
+_QUICK_HYPOTHESES = re.compile(r"hypothes[ie]s: (\d+) PASS, (\d+) FAIL, (\d+) INCONCLUSIVE")
 
 
 def quick_counts(notebooks: Path = ROOT / "notebooks") -> dict:
@@ -265,38 +366,54 @@ def quick_counts(notebooks: Path = ROOT / "notebooks") -> dict:
                 text = "".join("".join(o.get("text", "")) for o in c.get("outputs", []))
                 m = _QUICK_LINE.search(text)
                 if m:
-                    out[nb.stem] = tuple(int(g) for g in m.groups())
+                    counts = [int(g) for g in m.groups()]
+                    h = _QUICK_HYPOTHESES.search(text)  # the arena's: its first column counts hypotheses
+                    if h:
+                        counts[:3] = [a + int(b) for a, b in zip(counts[:3], h.groups())]
+                    out[nb.stem] = tuple(counts)
     return out
 
 
+def _pfi(v: dict) -> str:
+    return f"{v['PASS']} / {v['FAIL']} / {v['INCONCLUSIVE']}"
+
+
 def readme_summary(full: dict, quick: dict | None = None) -> str:
-    """The README's summary: per paper, paper claims (PASS / FAIL / INCONCLUSIVE) apart from
-    implementation checks (PASS of all), in full mode and, from the notebooks' committed references
-    (:func:`quick_counts`), in quick mode; and the headline claim's verdict in one line."""
+    """The README's summary: per paper (the manifest's order), paper claims (PASS / FAIL / INCONCLUSIVE)
+    apart from implementation checks (PASS of all) and from the arena's hypotheses, in full mode and, from the
+    notebooks' committed references (:func:`quick_counts`), in quick mode; and the headline claim's verdict."""
     quick = quick_counts() if quick is None else quick
     lines = ["| paper | full mode: paper claims PASS / FAIL / INCONCLUSIVE | implementation checks | "
              "quick mode (`make test`): paper claims; implementation checks | headline claim, full mode (verdict) |",
              "|---|---|---|---|---|"]
     esc = lambda t: str(t).replace("|", "\\|")
     superseded = []
-    for paper, entries in by_paper(full).items():
+    groups = by_paper(full)
+    for paper, entries in groups.items():
         current = [(nb, pl) for nb, pl in entries if not pl.get("superseded")]
         superseded += [nb for nb, pl in entries if pl.get("superseded")]
-        claims = [c for _nb, payload in current for c in payload.get("claims", [])]
+        claims = _entries_claims(entries)
         k = kind_counts(claims)
-        p, i = k["paper"], k["implementation"]
+        p, i, h = k["paper"], k["implementation"], k["hypothesis"]
         if entries and entries[0][1].get("superseded"):
             head = f"- (`{entries[0][0]}`: its full-mode run predates the current code, not counted²)"
         else:
-            h = headline(current)
-            head = f"**{_verdict(h[1])}**: {esc(_short(h[1]['claim']))} (`{h[1]['id']}`)" if h else "-"
-        impl = f"{i['PASS']} of {sum(i.values())}" if any("kind" in c for c in claims) else "not labelled yet¹"
-        name = paper if paper in PAPER_ORDER else f"{paper}: the project's own claims, not a paper's"
+            hl = headline(current)
+            head = f"**{_verdict(hl[1])}**: {esc(_short(hl[1]['claim']))} (`{hl[1]['id']}`)" if hl else "-"
+        labelled = any("kind" in c for _nb, c in claims)
+        impl = f"{i['PASS']} of {sum(i.values())}" if labelled else "not labelled yet¹"
+        man = paper_of(entries[0][0])
+        if man is not None and man.kind == "arena":
+            name, first = f"{man.name}: the package's own hypotheses", f"hypotheses: {_pfi(h)}"
+        elif man is not None:
+            name, first = man.name, _pfi(p)
+        else:
+            name, first = f"{paper} (not in `bandits/papers.py`)", _pfi(p)
         q = [quick[nb] for nb, _pl in entries if nb in quick]
         qtext = (f"{sum(x[0] for x in q)} / {sum(x[1] for x in q)} / {sum(x[2] for x in q)}; "
                  f"{sum(x[3] for x in q)} of {sum(x[4] for x in q)}") if q else "-"
-        lines.append(f"| {name} | {p['PASS']} / {p['FAIL']} / {p['INCONCLUSIVE']} | {impl} | {qtext} | {head} |")
-    if any(not any("kind" in c for _nb, pl in e for c in pl.get("claims", [])) for e in by_paper(full).values()):
+        lines.append(f"| {name} | {first} | {impl} | {qtext} | {head} |")
+    if any(not any("kind" in c for _nb, pl in e for c in pl.get("claims", [])) for e in groups.values()):
         lines += ["", "¹ Its claims.json files were written before claims had a kind (paper claim or "
                       "implementation check): all its claims are counted in the first column until its "
                       "notebooks run again."]
@@ -307,25 +424,28 @@ def readme_summary(full: dict, quick: dict | None = None) -> str:
     return "\n".join(lines)
 
 
+def _legend_md() -> str:
+    return ("**kind**: *paper* (a statement of the paper, tested by the runs), *implementation* (a check of this "
+            "package: an identity, bookkeeping, a definition, a bound far from what is observed) or *hypothesis* "
+            "(the arena's: the package's own, not a paper's); the kinds are counted apart. **interval**: the "
+            "tested effect and its confidence interval at the level printed (`docs/statistics.md`). **cause** "
+            "(verdicts other than PASS): " + "; ".join(f"*{k}*: {v}" for k, v in CAUSE_LEGEND) + ".")
+
+
 def claims_page(full: dict, title: str = "# Claims, checked", links: bool = True) -> str:
-    """``CLAIMS.md``: one section per paper, a table per notebook, a row per claim (``links``: link each
-    notebook's ``figures/`` folder, as the repository shows it; the site names it instead)."""
+    """``CLAIMS.md``: one section per paper (the manifest's order), a table per notebook, a row per claim
+    (``links``: link each notebook's ``figures/`` folder, as the repository shows it; else name it)."""
     esc = lambda t: " ".join(str(t).split()).replace("|", "\\|")
     out = [title, "",
            "Generated by `python -m bandits.report` (run by `make figures` and `make site`) from "
-           "`figures/<notebook>/claims.json`, the committed full-mode runs; do not edit by hand. "
-           "**kind**: *paper* (a statement of the paper, tested by the runs) or *implementation* (a check of "
-           "this package: an identity, bookkeeping, a definition, a bound far from what is observed): the "
-           "two are counted apart. **interval**: the tested effect and its confidence interval "
-           "(`docs/statistics.md`). **cause** (verdicts other than PASS): *paper* (the paper's statement does "
-           "not hold here), *setting* (depends on a setting the paper does not give), *approximation* (an "
-           "approximation of this package), *hypothesis* (the arena's own hypothesis does not hold here) or *open*. Quick-mode verdicts are what `make test` checks "
-           "(nbval, the notebooks' claims cells).", ""]
+           "`figures/<notebook>/claims.json`, the committed full-mode runs; do not edit by hand. " + _legend_md()
+           + " Quick-mode verdicts are what `make test` checks (nbval, the notebooks' claims cells).", ""]
     for paper, entries in by_paper(full).items():
-        claims = [c for _nb, payload in entries if not payload.get("superseded") for c in payload.get("claims", [])]
-        k = kind_counts(claims)
-        p, i = k["paper"], k["implementation"]
-        out += [f"## {paper}", "", kind_line(claims)[0].upper() + kind_line(claims)[1:] + ".", ""]
+        claims = _entries_claims(entries)
+        line = kind_line(claims)
+        man = paper_of(entries[0][0])
+        head = f"## {paper}" + (f": {man.title}" if man is not None and man.kind == "paper" else "")
+        out += [head, "", line[0].upper() + line[1:] + ".", ""]
         for nb, payload in entries:
             mode = payload.get("mode") or "full"
             where = f"[figures/{nb}](figures/{nb})" if links else f"`figures/{nb}`"
@@ -337,19 +457,20 @@ def claims_page(full: dict, title: str = "# Claims, checked", links: bool = True
             for c in payload.get("claims", []):
                 src = f" [{c['source']}]" if c.get("source") else ""
                 para = " *(paraphrase)*" if c.get("quote", "paraphrase") != "verbatim" and "kind" in c else ""
-                out.append(f"| `{c['id']}` | {esc(c['claim'])}{para}{esc(src)} | {_kind(c)} | {esc(c['check'])} | "
+                out.append(f"| `{c['id']}` | {esc(c['claim'])}{para}{esc(src)} | {_kind(c, nb)} | {esc(c['check'])} | "
                            f"{esc(c.get('value', '-'))} | {esc(interval_text(c))} | **{_verdict(c)}** | "
                            f"{esc(cause_text(c))} |")
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
-def load_full() -> tuple[dict, dict]:
+def load_full(figures: Path | None = None) -> tuple[dict, dict]:
     """``(full, quick)`` claims of ``figures/`` and ``results/quick/``; a ``figures/`` folder whose
     provenance says quick mode counts as quick."""
-    full = _load(ROOT / "figures")
+    figures = ROOT / "figures" if figures is None else Path(figures)
+    full = _load(figures)
     quick = _load(ROOT / "results" / "quick")
-    for nb in [nb for nb in full if _mode(ROOT / "figures" / nb) == "quick"]:
+    for nb in [nb for nb in full if _mode(figures / nb) == "quick"]:
         quick.setdefault(nb, full.pop(nb))
     return full, quick
 
@@ -373,65 +494,6 @@ def update_readme(readme: Path = ROOT / "README.md") -> None:
                  flags=re.S)
     readme.write_text(new)
     print(f"README summary: {len(by_paper(full))} rows")
-
-
-#: Site page slug of each paper (docs/papers/<slug>.md).
-PAPER_SLUGS = {"arena (issue 12)": "arena", "DUETS": "duets", "CoPE-KB": "cope_kb", "Async-KernelUCB": "async_kernelucb",
-               "Coop-KernelUCB": "coop_kernelucb", "FN-UCB": "fn_ucb"}
-
-
-def _slug(paper: str) -> str:
-    return PAPER_SLUGS.get(paper) or re.sub(r"[^a-z0-9]+", "_", paper.lower()).strip("_") or "paper"
-
-
-def write_site_sources(docs: Path = ROOT / "docs", figures: Path = ROOT / "figures") -> list[Path]:
-    """``docs/_gen/`` for ``make site`` (not committed): per paper ``<slug>.md`` (per notebook: its
-    figures and its claims table, with causes and intervals), ``notebooks/<name>.ipynb`` (copies of the
-    committed executed notebooks, which myst-nb renders without running them), ``figures/<name>/*.png``
-    and ``CLAIMS.md`` (the whole claims page). Returns the files written."""
-    import shutil
-
-    gen = docs / "_gen"
-    if gen.exists():
-        shutil.rmtree(gen)
-    (gen / "notebooks").mkdir(parents=True)
-    written = []
-    full = _load(figures)
-    for nb in sorted(full):
-        src = figures / nb / f"{nb}.ipynb"
-        if src.exists():
-            dst = gen / "notebooks" / f"{nb}.ipynb"
-            shutil.copyfile(src, dst)
-            written.append(dst)
-        for png in sorted((figures / nb).glob("*.png")):
-            dst = gen / "figures" / nb / png.name
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(png, dst)
-            written.append(dst)
-    for paper, entries in by_paper(full).items():
-        claims = [c for _nb, payload in entries for c in payload.get("claims", [])]
-        k = kind_counts(claims)
-        p, i = k["paper"], k["implementation"]
-        lines = [f"Full mode (the committed runs): {kind_line(claims)}.", ""]
-        for nb, payload in entries:
-            lines += [f"### Notebook `{nb}`", ""]
-            if (gen / "notebooks" / f"{nb}.ipynb").exists():
-                lines += [f"The executed notebook ({payload.get('mode') or 'full'} mode): "
-                          f"[{nb}](../_gen/notebooks/{nb}.ipynb).", ""]
-            for png in sorted((gen / "figures" / nb).glob("*.png")):
-                lines += [f"```{{figure}} ../_gen/figures/{nb}/{png.name}", ":width: 100%", "",
-                          f"`figures/{nb}/{png.name}`", "```", ""]
-            page = claims_page({nb: payload}, title="", links=False)
-            body = page.split("\n### ", 1)[1].split("\n", 1)[1] if "\n### " in page else ""
-            lines += [f"Claims of `{nb}`:", "", body.strip(), ""]
-        path = gen / f"{_slug(paper)}.md"
-        path.write_text("\n".join(lines), encoding="utf-8")
-        written.append(path)
-    path = gen / "CLAIMS.md"
-    path.write_text(claims_page(full, links=False), encoding="utf-8")
-    written.append(path)
-    print(f"docs/_gen: {len(written)} files ({len(full)} notebooks, {len(by_paper(full))} papers)")
-    return written
 
 
 def refresh_notebook(path: str) -> None:
@@ -497,6 +559,8 @@ def main(argv=None):
         write_claims_page()
         update_readme()
     elif argv == ["site"]:
+        from .site import write_site_sources
+
         write_site_sources()
     elif argv == ["claims"]:
         write_claims_page()

@@ -2,12 +2,20 @@
 
 The pages are MyST Markdown; the executed notebooks (figures/<name>/<name>.ipynb, the committed
 full-mode runs) are rendered by myst-nb with execution off; ``python -m bandits.report site`` first
-writes docs/_gen/ (per-paper claims tables and figure lists, copies of the notebooks and figures).
+writes the generated pages (docs/index.md, docs/papers/<slug>.md, docs/claims.md, from bandits/papers.py and the
+runs' claims.json) and docs/_gen/ (copies of the notebooks, figures and data files).
 """
 import os
 import sys
 
 sys.path.insert(0, os.path.abspath(".."))
+
+# The generated pages (front page, one page per paper, the claims page) are not committed: written here when
+# missing, so that sphinx-build alone works too (``make site`` writes them first, every time).
+if not os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)), "index.md")):
+    from bandits.site import write_site_sources
+
+    write_site_sources()
 
 project = "bandits"
 author = "the bandits authors"
@@ -16,7 +24,7 @@ extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon",
               "sphinx.ext.viewcode"]
 source_suffix = {".md": "myst-nb", ".ipynb": "myst-nb"}
 # docs/_gen/*.md are included by the pages (``{include}``), not pages of their own.
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints", "_gen/*.md"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "**.ipynb_checkpoints", "_gen/*.md", "_gen/extra"]
 nb_execution_mode = "off"
 nb_output_stderr = "remove"
 nb_merge_streams = True
@@ -34,6 +42,9 @@ html_title = "bandits: five papers on distributed kernel bandits, reproduced"
 html_theme_options = {"show_navbar_depth": 1, "home_page_in_toc": True,
                       "use_download_button": False, "use_fullscreen_button": False}
 html_static_path = ["_static"]
+# The runs' data (claims.json, results.csv, runs.csv, provenance.json, the PDFs), copied by
+# ``python -m bandits.report site`` into _gen/extra/data/<notebook>/: downloadable from the pages at data/<notebook>/.
+html_extra_path = [p for p in ["_gen/extra"] if os.path.isdir(os.path.join(os.path.dirname(__file__), p))]
 # the theme's inline script sets the colour mode to localStorage's value or this default; left empty, a
 # first visit (empty localStorage) logs "Got invalid theme mode" as a console error before resetting to auto
 html_context = {"default_mode": "auto"}

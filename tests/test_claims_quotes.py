@@ -1,10 +1,11 @@
-"""Every claim marked ``quote="verbatim"`` is the paper's own words (issue 23).
+"""Every claim marked ``quote="verbatim"`` is the paper's own words.
 
 The claims come from every committed ``figures/**/claims.json`` and from the claims tables printed
 in the executed quick-mode references ``notebooks/*.ipynb`` (a ``claim: "..."`` line without
-``(paraphrase)`` is verbatim; only tables in the issue-23 format, ending in "paper claims: ...",
+``(paraphrase)`` is verbatim; only tables that mark paraphrases, ending in "paper claims: ...",
 are read). Each is looked up in its paper's text
-(``../shared/papers/<paper>.txt`` next to the repository, or ``$BANDITS_PAPERS_DIR``), both sides
+(``../shared/papers/<text>``, the manifest's text file of the folder's paper, :mod:`bandits.papers`, next to
+the repository, or ``$BANDITS_PAPERS_DIR``), both sides
 normalised (:func:`normalise`): Unicode NFKC (ligatures ﬁ → fi, mathematical italic letters →
 plain), case, every kind of dash and quote mark unified, a hyphen at a line break joined, and
 whitespace collapsed. A verbatim quote must be one contiguous span: no "..." inside. The arena has
@@ -18,15 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from bandits import papers as manifest
+
 ROOT = Path(__file__).resolve().parents[1]
 PAPERS = Path(os.environ.get("BANDITS_PAPERS_DIR", ROOT.parent / "shared" / "papers"))
-#: figures/<folder> or notebooks/<name> -> the paper's text file (None: no paper, nothing verbatim)
-PAPER_OF = {"cope_kb": "cope-kb.txt", "cope_theory": "cope-kb.txt",
-            "coop_kernelucb": "coop-kernelucb.txt", "coop_theory": "coop-kernelucb.txt",
-            "duets": "duets.txt", "duets_theory": "duets.txt",
-            "async_kernelucb": "async-kernelucb.txt", "async_theory": "async-kernelucb.txt",
-            "fn_ucb": "fn-ucb.txt", "fn_ucb_theory": "fn-ucb.txt",
-            "arena": None}
+#: figures/<folder> or notebooks/<name> -> the paper's text file (None: no paper, nothing verbatim), from the
+#: manifest (bandits/papers.py: each paper's notebooks and text file)
+PAPER_OF = {folder: p.text for p in manifest.PAPERS for folder in p.folders}
 
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-")
 _QUOTES = {**dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b\u2032`"), "'"),
@@ -65,7 +64,7 @@ def _notebook_claims():
             for o in cell.get("outputs", []) or []:
                 text = o.get("text") or (o.get("data") or {}).get("text/plain") or ""
                 text = "".join(text) if isinstance(text, list) else text
-                if "paper claims:" not in text:  # a table from before issue 23 marks no paraphrase: skip it
+                if "paper claims:" not in text:  # an older table marks no paraphrase: skip it
                     continue
                 cid = "?"
                 for line in text.splitlines():
@@ -90,7 +89,8 @@ def test_normalise_handles_the_text_quirks():
 
 def test_every_folder_and_notebook_maps_to_a_paper():
     names = {it[1] for it in _claims_json() + _notebook_claims()}
-    assert names <= set(PAPER_OF), f"unknown folders/notebooks {sorted(names - set(PAPER_OF))}: add them to PAPER_OF"
+    assert names <= set(PAPER_OF), (f"unknown folders/notebooks {sorted(names - set(PAPER_OF))}: add them to their "
+                                    "paper's notebooks in bandits/papers.py")
 
 
 def test_no_verbatim_claim_without_a_paper_or_with_an_ellipsis():

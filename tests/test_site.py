@@ -1,12 +1,19 @@
-"""The companion website (``make site``) opened in a real headless browser (issue 26).
+"""The companion website (``make site``) opened in a real headless browser.
 
 The site is built once into a temporary folder (the same two commands as ``make site``: ``python -m
 bandits.report site`` then ``sphinx-build``), served on localhost, and every page is opened in Debian's
-Chromium driven by chromedriver (selenium): each page renders (a title and a main text), every ``<img>``
-loaded, every internal link points at a page or file of the site (and an anchor that exists), and the
-browser console has no error. Requests that would leave localhost fail (``--host-resolver-rules``), so a
-page that needs the network shows up as a console error. A screenshot of the front page is kept in
-``results/site/front.png`` (and in the pytest tmp folder).
+Chromium driven by chromedriver (selenium) at 1366 × 900: each page renders (a title and a main text), every
+``<img>`` loaded, every internal link points at a page or file of the site (and an anchor that exists), and
+the browser console has no error. Requests that would leave localhost fail (``--host-resolver-rules``), and
+every resource a page loaded is checked to come from localhost.
+
+Every paper page of the manifest (:mod:`bandits.papers`) is read as a reader would: the summary of what holds,
+fails and cannot be told yet comes before the figures and tables; the verdict and cause columns of every
+claims table lie within the window's width; every claim id of the page's notebooks is an anchor that a link
+scrolls to; every figure has a caption. A screenshot of each page (the first screen, 1366 × 900) is kept in
+``results/site/<page>.png``, and copied to ``docs/screenshots/`` when ``BANDITS_SCREENSHOTS=docs`` is set
+(the committed ones); the visible words of each page (closed ``<details>`` left out) in
+``results/site/words.json``.
 
 Skipped, with the reason, when Chromium, chromedriver, selenium or Sphinx cannot be had
 (``.ci/run`` installs ``chromium`` and ``chromium-driver`` with apt-get).
@@ -16,6 +23,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +35,7 @@ from urllib.parse import unquote, urljoin, urlparse
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+WIDTH, HEIGHT = 1366, 900
 CHROMIUM = next((p for p in (os.environ.get("CHROMIUM"), shutil.which("chromium"), shutil.which("chromium-browser"),
                              "/usr/bin/chromium") if p and os.path.exists(p)), None)
 CHROMEDRIVER = next((p for p in (os.environ.get("CHROMEDRIVER"), shutil.which("chromedriver"), "/usr/bin/chromedriver")
@@ -51,7 +60,7 @@ def site(tmp_path_factory):
     env = dict(os.environ, OMP_NUM_THREADS="1")
     subprocess.run([sys.executable, "-m", "bandits.report", "site"], cwd=ROOT, check=True, env=env,
                    capture_output=True, timeout=300)
-    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "2", "docs", str(out)],
+    r = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", "1", "docs", str(out)],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-3000:]
     assert (out / "index.html").exists()
@@ -83,7 +92,7 @@ def browser(server, tmp_path_factory):
     opts.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
                  "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-extensions", "--window-size=1280,1000",
+                 "--disable-sync", "--disable-extensions", "--window-size=1366,900",
                  "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
                  f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
         opts.add_argument(flag)
@@ -93,6 +102,10 @@ def browser(server, tmp_path_factory):
     except Exception as exc:  # a broken or mismatched browser: say so rather than fail
         pytest.skip(f"Chromium could not be started by chromedriver: {type(exc).__name__}: {str(exc)[:300]}")
     driver.set_page_load_timeout(60)
+    driver.set_window_size(WIDTH, HEIGHT)
+    # the window's inner size is what a reader sees: make it 1366 × 900 whatever the browser's frame takes
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight];")
+    driver.set_window_size(2 * WIDTH - inner[0], 2 * HEIGHT - inner[1])
     yield driver
     driver.quit()
 
@@ -166,74 +179,163 @@ def test_every_page_renders_with_images_links_and_no_console_error(site, server,
     assert not problems, f"{len(problems)} problem(s) over {len(pages)} pages:\n" + "\n".join(problems[:60])
 
 
-def test_front_page_screenshot_and_figures(site, server, browser, tmp_path):
+def _shoot(browser, name: str) -> Path:
+    """A screenshot of the first screen, kept in results/site/<name>.png (and docs/screenshots/ on request),
+    reduced to a 64-colour palette to stay small."""
+    keep = ROOT / "results" / "site"
+    keep.mkdir(parents=True, exist_ok=True)
+    shot = keep / f"{name}.png"
+    browser.execute_script("window.scrollTo(0, 0);")
+    assert browser.save_screenshot(str(shot))
+    try:
+        from PIL import Image
+
+        with Image.open(shot) as im:
+            im.convert("RGB").quantize(colors=64).save(shot, optimize=True)
+    except ImportError:
+        pass
+    if os.environ.get("BANDITS_SCREENSHOTS") == "docs":
+        (ROOT / "docs" / "screenshots").mkdir(exist_ok=True)
+        shutil.copyfile(shot, ROOT / "docs" / "screenshots" / f"{name}.png")
+    return shot
+
+
+VISIBLE_WORDS = "return ((document.querySelector('article') || document.body).innerText || '').split(/\\s+/).filter(Boolean).length;"
+RESOURCES = "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href]);"
+
+
+def test_front_page_shows_the_verdicts_and_links_every_paper(site, server, browser):
+    from bandits.papers import PAPERS
+
     browser.get(server)
     rep = _settled_report(browser)
     assert any("pareto_sync" in i["src"] and i["ok"] for i in rep["images"]), rep["images"]
-    shot = tmp_path / "front.png"
-    assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
-    keep = ROOT / "results" / "site"
-    keep.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(shot, keep / "front.png")
-    # a paper page shows its figures and its claims table with verdicts
-    browser.get(urljoin(server, "papers/duets.html"))
-    rep = _settled_report(browser)
-    assert sum(i["ok"] for i in rep["images"]) >= 3
-    text = browser.find_element("tag name", "body").text
-    assert "PASS" in text and "fig1-regret-h1" in text
+    text = browser.find_element("tag name", "article").text
+    for word in ("PASS", "FAIL", "INCONCLUSIVE", "paper claims", "implementation checks", "hypotheses"):
+        assert word in text, f"the front page does not say {word!r}"
+    for p in PAPERS:
+        assert any(h.endswith(f"papers/{p.slug}.html") for h in rep["links"]), f"no link to {p.name}'s page"
+        if p.url:
+            assert p.url in rep["links"], f"no link to the paper {p.name} ({p.url})"
+    assert _shoot(browser, "index").stat().st_size > 5_000
 
 
-# ------------------------------------------------------------------------- the generated pages (no browser)
-def test_claims_page_and_readme_summary_count_kinds_apart(tmp_path):
-    from bandits import report
-
-    claims = [
-        {"id": "h", "claim": "A beats B", "check": "paired < 0", "value": "1", "verdict": "FAIL", "kind": "paper",
-         "quote": "verbatim", "source": "§5", "cause": "setting", "cause_note": "λ not given",
-         "effect": 2.0, "interval": [1.0, 3.0], "level": 0.95, "method": "t"},
-        {"id": "i", "claim": "ledger adds up", "check": "==", "value": "0", "verdict": "PASS", "kind": "implementation"},
-        {"id": "p", "claim": "C | D", "check": "x", "value": "2", "verdict": "INCONCLUSIVE", "kind": "paper"},
-    ]
-    full = {"x_theory": {"paper": "DUETS", "claims": claims[1:]}, "x": {"paper": "DUETS", "claims": claims[:1]},
-            "old": {"paper": "Old", "claims": [{"id": "o", "claim": "c", "check": "k", "value": "v", "passed": True}]}}
-    summary = report.readme_summary(full, quick={"x": (1, 2, 3, 4, 5), "x_theory": (1, 0, 0, 1, 1)})
-    row = next(line for line in summary.splitlines() if line.startswith("| DUETS"))
-    assert "| 0 / 1 / 1 | 1 of 1 | 2 / 2 / 3; 5 of 6 | **FAIL**: A beats B (`h`) |" in row  # headline: main notebook's first paper claim
-    assert "not labelled yet" in next(line for line in summary.splitlines() if line.startswith("| Old"))
-    assert summary.index("| DUETS") < summary.index("| Old")  # the papers' order, then the others
-    page = report.claims_page(full)
-    assert page.index("## DUETS") < page.index("### x (") < page.index("### x_theory (")
-    assert "depends on a setting the paper does not give: λ not given" in page
-    assert "2 [1, 3] (95% t)" in page and "C \\| D" in page and "| implementation |" in page
-    assert "[figures/x](figures/x)" in page and "`figures/x`" in report.claims_page(full, links=False)
-
-
-def test_a_superseded_run_is_listed_but_not_counted():
-    from bandits import report
-
-    c = {"id": "a", "claim": "c", "check": "k", "value": "v", "verdict": "FAIL", "kind": "paper"}
-    full = {"y": {"paper": "FN-UCB", "claims": [c], "superseded": "an older run"},
-            "y_theory": {"paper": "FN-UCB", "claims": [dict(c, id="b", verdict="PASS")]}}
-    row = next(line for line in report.readme_summary(full, quick={}).splitlines() if line.startswith("| FN-UCB"))
-    assert "| 1 / 0 / 0 |" in row and "not counted" in row
-    page = report.claims_page(full)
-    assert "Superseded, not counted above:** an older run" in page and "`a`" in page
-    assert "Paper claims: 1 PASS, 0 FAIL, 0 INCONCLUSIVE" in page
+PAGE_LAYOUT = """
+const vw = window.innerWidth;
+const rect = e => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top + window.scrollY}; };
+const first = sel => { const e = document.querySelector(sel); return e ? rect(e).top : null; };
+const cols = [];
+for (const t of document.querySelectorAll('table.claims-table')) {
+  for (const tr of t.querySelectorAll('tr.claim-row, thead tr')) {
+    const cells = tr.children;
+    cols.push({row: tr.id || 'head', verdict: rect(cells[1]).right, cause: rect(cells[3]).right});
+  }
+}
+// every rendered table: its right edge, and whether the frame around it scrolls sideways (a table wider than the
+// article: the theme wraps it in a scrollable container whose hidden part a reader must scroll to)
+const frame = t => { for (let e = t.parentElement; e && e.tagName !== 'ARTICLE'; e = e.parentElement) {
+  if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible') return true; } return false; };
+const tables = Array.from(document.querySelectorAll('article table')).map(t => ({r: t.getBoundingClientRect(), t: t}))
+  .filter(x => x.r.width > 0).map(x => ({right: x.r.right, scrolls: frame(x.t), head: (x.t.innerText || '').slice(0, 60)}));
+return {
+  vw: vw, scrollWidth: document.documentElement.scrollWidth, tables: tables,
+  summary: first('.claims-summary'), summaryText: (document.querySelector('.claims-summary') || {}).innerText || '',
+  causes: first('.claims-causes'), firstFigure: first('figure'), firstTable: first('table.claims-table'),
+  cols: cols,
+  ids: Array.from(document.querySelectorAll('[id]')).map(e => e.id),
+  figures: Array.from(document.querySelectorAll('figure')).map(f => ({
+      src: (f.querySelector('img') || {}).src || '',
+      caption: ((f.querySelector('figcaption') || {}).innerText || '').trim()})),
+};
+"""
 
 
-def test_site_sources_are_generated(tmp_path):
-    from bandits import report
+def _paper_pages():
+    from bandits.papers import PAPERS
 
-    figs = tmp_path / "figures"
-    (figs / "nb").mkdir(parents=True)
-    (figs / "nb" / "claims.json").write_text(
-        '{"paper": "FN-UCB", "claims": [{"id": "a", "claim": "c", "check": "k", "value": "v", "verdict": "PASS"}]}')
-    (figs / "nb" / "fig.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    (figs / "nb" / "nb.ipynb").write_text("{}")
-    written = report.write_site_sources(docs=tmp_path / "docs", figures=figs)
-    gen = tmp_path / "docs" / "_gen"
-    assert (gen / "fn_ucb.md").exists() and (gen / "CLAIMS.md").exists()
-    assert (gen / "notebooks" / "nb.ipynb").exists() and (gen / "figures" / "nb" / "fig.png").exists()
-    text = (gen / "fn_ucb.md").read_text()
-    assert "../_gen/figures/nb/fig.png" in text and "../_gen/notebooks/nb.ipynb" in text and "**PASS**" in text
-    assert len(written) == 4
+    return [p.slug for p in PAPERS]
+
+
+@pytest.mark.parametrize("slug", _paper_pages())
+def test_paper_page_reads_at_1366(site, server, browser, slug):
+    import json
+
+    from bandits.papers import by_slug
+
+    paper = by_slug(slug)
+    url = urljoin(server, f"papers/{slug}.html")
+    browser.get(url)
+    _settled_report(browser)
+    assert browser.execute_script("return [window.innerWidth, window.innerHeight];") == [WIDTH, HEIGHT]
+    lay = browser.execute_script(PAGE_LAYOUT)
+    problems = []
+    # the summary first: what holds, what fails, what cannot be told yet, before any figure or table
+    if lay["summary"] is None:
+        problems.append("no summary of the verdicts")
+    else:
+        for later in ("causes", "firstFigure", "firstTable"):
+            if lay[later] is not None and lay[later] < lay["summary"]:
+                problems.append(f"the summary comes after {later}")
+        if lay["summary"] > 2 * HEIGHT:
+            problems.append(f"the summary starts {lay['summary']:.0f} px down, below the second screen")
+        if not any(w in lay["summaryText"] for w in ("holds", "fails", "cannot tell yet")):
+            problems.append(f"the summary says neither holds, fails nor cannot tell: {lay['summaryText'][:200]!r}")
+    # verdict and cause within the window; no sideways scrolling
+    if lay["scrollWidth"] > lay["vw"]:
+        problems.append(f"the page scrolls sideways ({lay['scrollWidth']} px wide in a {lay['vw']} px window)")
+    wide = [c["row"] for c in lay["cols"] if c["verdict"] > lay["vw"] or c["cause"] > lay["vw"]]
+    if wide:
+        problems.append(f"{len(wide)} rows whose verdict or cause lies beyond {lay['vw']} px: {wide[:5]}")
+    if not lay["cols"]:
+        problems.append("no claims table")
+    cut = [t["head"] for t in lay["tables"] if t["right"] > lay["vw"] or t["scrolls"]]
+    if cut:
+        problems.append(f"{len(cut)} tables reach beyond the window's width (scrolled sideways in their frame): {cut[:3]}")
+    # every claim of the page's notebooks is an anchor, once
+    ids = lay["ids"]
+    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    if dupes:
+        problems.append(f"ids used twice: {dupes[:10]}")
+    anchors = []
+    for nb in paper.folders:
+        f = ROOT / "figures" / nb / "claims.json"
+        if f.exists():
+            for c in json.loads(f.read_text())["claims"]:
+                a = c["id"] if c["id"] in ids else f"{nb}-{c['id']}"
+                if a not in ids:
+                    problems.append(f"claim {nb}:{c['id']} has no anchor")
+                anchors.append(a)
+    # a link to an anchor scrolls to it (the last one: the farthest down)
+    if anchors:
+        browser.get(f"{url}#{anchors[-1]}")
+        top = browser.execute_script(f"return document.getElementById({json.dumps(anchors[-1])}).getBoundingClientRect().top;")
+        if not 0 <= top < HEIGHT:
+            problems.append(f"#{anchors[-1]} does not scroll into view (top {top})")
+    # figures: each captioned, each image once
+    srcs = [f["src"] for f in lay["figures"]]
+    for f in lay["figures"]:
+        cap = f["caption"]
+        if len(cap) < 30 or re.fullmatch(r"`?figures/\S+`?", cap):
+            problems.append(f"figure without a caption: {f['src']} ({cap!r})")
+    if len(srcs) != len(set(srcs)):
+        problems.append(f"an image shown twice: {sorted({s for s in srcs if srcs.count(s) > 1})}")
+    # nothing loaded from outside localhost
+    host = urlparse(server).netloc
+    outside = [r for r in browser.execute_script(RESOURCES) if urlparse(r).netloc not in (host, "") and not r.startswith("data:")]
+    if outside:
+        problems.append(f"requests that leave localhost: {outside[:5]}")
+    browser.get(url)
+    _settled_report(browser)
+    _record_words(f"papers/{slug}", browser.execute_script(VISIBLE_WORDS))
+    assert _shoot(browser, slug).stat().st_size > 5_000
+    assert not problems, f"papers/{slug}.html at {WIDTH}×{HEIGHT}:\n" + "\n".join(problems)
+
+
+def _record_words(page: str, n: int) -> None:
+    import json
+
+    f = ROOT / "results" / "site" / "words.json"
+    f.parent.mkdir(parents=True, exist_ok=True)
+    words = json.loads(f.read_text()) if f.exists() else {}
+    words[page] = n
+    f.write_text(json.dumps(words, indent=1, sort_keys=True))

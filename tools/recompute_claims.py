@@ -1,5 +1,5 @@
 """Recompute a committed full-mode ``figures/<name>/claims.json`` from the per-run files committed beside
-it, with the current claims code (issue 23: the calibrated statistics), WITHOUT rerunning anything.
+it, with the current claims code (the calibrated statistics of ``bandits.claims``), WITHOUT rerunning anything.
 
 Usage::
 
@@ -16,6 +16,10 @@ rerun), or the reason it cannot. The written
 claims.json keeps the old file's extra keys (paper, figure, mode) and records ``recomputed_from`` (the
 files read) and ``recomputed_by``. To add a folder: write ``_name(folder)`` returning the claims and the
 list of files read, and register it with :func:`register` (or ``NOT_RECOMPUTABLE[name] = "reason"``).
+
+The folders are the manifest's (:func:`bandits.papers.folders`, each paper's notebooks): :func:`unaccounted`
+names a manifest folder with neither a loader nor a reason, and a loader or reason for a folder no paper
+declares; ``--list`` prints both and ``tests/test_papers.py`` fails on them.
 
 The figures themselves are not redrawn (the claims table and claims.json only): a change of plotted
 quantity still needs the notebook.
@@ -149,6 +153,10 @@ NOT_RECOMPUTABLE["cope_kb"] = (
     "results.csv holds every fixed-confidence (part fig2) and fixed-budget (part fig3) run, but under method names "
     "the current code has renamed (e.g. 'CoKernel-IndAlloc' -> '-A'/'-B'): a loader needs the owner's name map; "
     "its other parts (C1, C2, C6, C9, fig2_theory) belong to the theory claims")
+NOT_RECOMPUTABLE["cope_theory"] = (
+    "no loader written yet: its claims (cope_kb_claims.theory_claims, cope_theory_claims.c7_claims, peace_claims, "
+    "c9_claims) read the C1/C2/C6/C9 runs (results.csv, column part), c7_corollary1.csv, peace_gaussian_width.csv and "
+    "the notebook's theory parameters (provenance.json); whether these suffice for every claim has not been checked")
 NOT_RECOMPUTABLE["coop_theory"] = (
     "C10 (communication per round) needs the per-round delivery arrays (TheoryResults.comm) and some checks the "
     "network statistics (TheoryResults.networks): neither is in the committed CSV files (results.csv, c5_curves.csv, "
@@ -160,6 +168,18 @@ NOT_RECOMPUTABLE["async_theory"] = (
 
 
 # ------------------------------------------------------------------------------ the rest
+def unaccounted(papers=None) -> dict:
+    """``{"no loader": [...], "not a paper's": [...]}``: the manifest's folders (:mod:`bandits.papers`) with
+    neither a loader in :data:`REGISTRY` nor a reason in :data:`NOT_RECOMPUTABLE`, and the folders registered
+    here that no paper declares."""
+    from bandits.papers import folders
+
+    declared = folders(papers)
+    known = set(REGISTRY) | set(NOT_RECOMPUTABLE)
+    return {"no loader": [f for f in declared if f not in known],
+            "not a paper's": sorted(f for f in known if f not in declared)}
+
+
 def recompute(name: str, write: bool = False, figures: Path = ROOT / "figures"):
     """``(old verdicts by id, new claims)`` for one folder; rewrites its claims.json when ``write``."""
     from bandits.experiments.claims import write_claims
@@ -172,7 +192,7 @@ def recompute(name: str, write: bool = False, figures: Path = ROOT / "figures"):
     if write:
         extra = {k: v for k, v in old.items() if k not in ("claims", "summary", "summary_by_kind")}
         extra["recomputed_from"] = sorted(inputs)
-        extra["recomputed_by"] = ("tools/recompute_claims.py (issue 23 statistics, from the committed per-run "
+        extra["recomputed_by"] = ("tools/recompute_claims.py (the current claims code, from the committed per-run "
                                   "files; no run was repeated)")
         write_claims(claims, folder, extra)
     return {c["id"]: c["verdict"] for c in old["claims"]}, claims
@@ -185,10 +205,18 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true", help="list the folders and whether they can be recomputed")
     a = ap.parse_args(argv)
     if a.list:
-        for name in sorted(set(REGISTRY) | set(NOT_RECOMPUTABLE)):
-            print(f"{name}: " + ("recomputable" if name in REGISTRY else f"NOT recomputable: {NOT_RECOMPUTABLE[name]}"))
-        return 0
-    for name in a.names or sorted(REGISTRY):
+        from bandits.papers import folders
+
+        for name in folders():
+            print(f"{name}: " + ("recomputable" if name in REGISTRY else
+                                 f"NOT recomputable: {NOT_RECOMPUTABLE.get(name, 'no loader and no reason given')}"))
+        bad = unaccounted()
+        if bad["not a paper's"]:
+            print("registered here but declared by no paper in bandits/papers.py:", bad["not a paper's"])
+        return 1 if any(bad.values()) else 0
+    from bandits.papers import folders
+
+    for name in a.names or [f for f in folders() if f in REGISTRY]:
         old, claims = recompute(name, a.write)
         print(f"== {name}" + (" (written)" if a.write else ""))
         for c in claims:
