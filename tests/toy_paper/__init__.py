@@ -1,4 +1,4 @@
-"""A toy "paper" added by following docs/adding_a_paper.md step by step (issue 22: the guide proven).
+"""A toy "paper" added by following docs/adding_a_paper.md step by step: it shows that the guide is complete.
 
 The paper (made up, its text in :data:`PAPER_TEXT`): federated ε-greedy on a shared finite arm set, whose
 agents pool their per-arm statistics every ``period`` steps. It has the guide's parts: an algorithm
