@@ -152,3 +152,26 @@ def test_model_and_storage_after_updates():
         else:  # more updates than m: its own dense inverse
             assert pol._dense[n] is not None and pol._U[n] is None
     assert pol._k[2] == 0 and pol._U[2] is None and pol._dense[2] is None
+
+
+@pytest.mark.parametrize("cfg", [F1, H1], ids=["fresh-contexts", "finite-domain"])
+def test_sync_passes_by_blocks_give_the_same_runs(monkeypatch, cfg):
+    """A sync's passes over the history by blocks of rows (its memory) give the runs of one block."""
+    whole = _run(cfg, dk.ApproxDisKernelUCB)
+    monkeypatch.setattr(dk.ApproxDisKernelUCB, "block", 7)
+    _same_runs(_run(cfg, dk.ApproxDisKernelUCB), whole)
+
+
+def test_memory_estimate_shared_against_per_agent_storage():
+    """The class's estimate: the per-agent dense inverses grow like N·m², the shared storage does not grow
+    with N (the agents' corrections are bounded by the points since the last sync)."""
+    est = dk.ApproxDisKernelUCB.memory_bytes
+    kw = dict(points=10_000, M=None, K=7)
+    shared = [est(N, 10_000, 63, {}, **kw) for N in (10, 1000)]
+    dense = [est(N, 10_000, 63, {}, storage="per_agent", **kw) for N in (10, 1000)]
+    assert shared[0] == shared[1]
+    m = 10_000
+    assert dense[1] - dense[0] == 8 * 990 * m * m  # N·m² doubles (and the agents' corrections drop out)
+    assert dense[1] > 100 * shared[1]  # 750 GB against 5 GB at m = T = 10⁴
+    # a finite domain bounds the dictionary by its candidates
+    assert est(10, 1000, 4, {}, points=10_000, M=300) < est(10, 1000, 4, {}, points=10_000, M=None)

@@ -105,19 +105,22 @@ def fresh_dictionary(kernel, dim: int, X: np.ndarray, margin: float = 100.0) -> 
     return dic
 
 
-def chol_inverse(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def chol_inverse(A: np.ndarray, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(L, A⁻¹)`` for symmetric positive definite ``A``: LAPACK ``dpotrf`` then ``dpotri`` (about
-    half the work of ``np.linalg.inv``'s LU), the inverse symmetrised from its lower triangle."""
+    half the work of ``np.linalg.inv``'s LU), the inverse symmetrised from its lower triangle.
+    ``overwrite=True`` factors ``A`` in place (``L`` is then ``A``'s memory): with the inverse and one
+    temporary, three ``m × m`` arrays at the peak instead of five."""
     if A.shape[0] == 0:  # an empty dictionary: nothing to factor (LAPACK rejects a 0 × 0 array)
         return np.zeros((0, 0)), np.zeros((0, 0))
-    L, info = dpotrf(A, lower=1, clean=1)
+    L, info = dpotrf(A, lower=1, clean=1, overwrite_a=int(overwrite))
     if info != 0:
         raise np.linalg.LinAlgError(f"dpotrf failed (info={info}): the merged statistics are not positive definite")
     inv, info = dpotri(L, lower=1)
     if info != 0:
         raise np.linalg.LinAlgError(f"dpotri failed (info={info})")
-    inv = np.tril(inv)
-    return L, inv + np.tril(inv, -1).T
+    # dpotri writes the lower triangle only; the strict upper one is L's, zeroed by ``clean``
+    inv += np.tril(inv, -1).T
+    return L, inv
 
 
 def _require_finite(arms, name):
@@ -212,6 +215,7 @@ class ApproxDisKernelUCB(Policy):
     """
 
     name = "ApproxDisKernelUCB"
+    block = 2048  # history rows per block of a sync's passes over the history (memory: block × m temporaries)
 
     def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, kernel, lam=0.2,
                  beta=1.0, D=20.0, qbar=4.0, trigger="var_sum", symmetric_packing=False,
@@ -338,8 +342,8 @@ class ApproxDisKernelUCB(Policy):
             return
         k = self._k[n]
         U = self._U[n]
-        if U is None or k == len(U):  # room for twice as many, at most m rows
-            grown = np.empty((min(self.m, max(4, 2 * k)), self.m))
+        if U is None or k == len(U):  # room for twice as many (at most 2 k_n rows), at most m
+            grown = np.empty((min(self.m, max(2, 2 * k)), self.m))
             s = np.empty(len(grown))
             if k:
                 grown[:k], s[:k] = U[:k], self._s[n][:k]
@@ -348,6 +352,11 @@ class ApproxDisKernelUCB(Policy):
         U[k] = u
         self._s[n][k] = 1.0 / den
         self._k[n] = k + 1
+
+    def _drop_corrections(self):
+        for n in range(self.N):
+            self._U[n] = self._s[n] = self._dense[n] = None
+        self._k[:] = 0
 
     def _reset_agents(self, b):
         """After a sync every agent's model is the broadcast one: no own correction, ``b_n = b``."""
@@ -402,12 +411,17 @@ class ApproxDisKernelUCB(Policy):
         if not self.m:
             return base
         # zᵀ A⁻¹ z = ‖L_A⁻¹ z‖² with the synchronised model's Cholesky factor: one triangular solve
-        # (|S|²·n flops) instead of the product Z A⁻¹ (2|S|²·n)
-        W = solve_triangular(self._LA, Z.T, lower=True, check_finite=False)
-        return base + np.einsum("ij,ij->j", W, W)
+        # (|S|²·n flops) instead of the product Z A⁻¹ (2|S|²·n), by blocks of history rows (memory)
+        for a in range(0, nh, self.block):
+            W = solve_triangular(self._LA, Z[a: a + self.block].T, lower=True, check_finite=False)
+            base[a: a + self.block] += np.einsum("ij,ij->j", W, W)
+        return base
 
     def _sync(self, t):
         d, nh = self.d, self._nh
+        # memory: what the sync rebuilds is released as soon as it is no longer read (the agents'
+        # corrections now; the old model's matrices after the sampling, the old dictionary before the new)
+        self._drop_corrections()
         # (1) ridge-leverage-score sampling of every agent's whole history (old synchronised model):
         # the probabilities of all points at once, then each agent's coins from its own stream, in
         # agent then time order (an agent with no history draws nothing)
@@ -424,6 +438,7 @@ class ApproxDisKernelUCB(Policy):
             if keep.any():
                 self.ledger.send(t, n, SERVER, "dictionary_points", int(keep.sum()) * d)
             chosen.append(rows[keep])
+        self.Ainv_g = self._LA = self.dic = None
         # (2) the server's fresh dictionary: union in agent then time order, duplicates removed
         allc = self._hX[np.concatenate(chosen)] if chosen else np.zeros((0, d))
         if len(allc):
@@ -442,8 +457,11 @@ class ApproxDisKernelUCB(Policy):
             Z = self.Zc[self._hI[:nh]]
         else:
             if self._hZ.shape[1] < m:  # the feature buffer only grows (columns beyond m are unused)
-                self._hZ = np.zeros((len(self._hY), max(m, int(1.25 * self._hZ.shape[1]))))
-            self._hZ[:nh, :m] = self.dic.features(self._hX[:nh])
+                cols = max(m, int(1.25 * self._hZ.shape[1]))
+                self._hZ = None  # every row is embedded again below
+                self._hZ = np.zeros((len(self._hY), cols))
+            for a in range(0, nh, self.block):  # by blocks of rows: no n × m temporaries
+                self._hZ[a: min(a + self.block, nh), :m] = self.dic.features(self._hX[a: min(a + self.block, nh)])
             self._hZ[:, m:] = 0.0
             Z = self._hZ[:nh, :m]
         A = Z.T @ Z
@@ -452,7 +470,7 @@ class ApproxDisKernelUCB(Policy):
         for n in range(self.N):
             self.ledger.send(t, n, SERVER, "embedded_statistics", mat + m)
         self.ledger.broadcast(t, "global_statistics", mat + m)
-        self._LA, self.Ainv_g = chol_inverse(A)  # A is SPD (λ > 0); its factor serves the next sampling
+        self._LA, self.Ainv_g = chol_inverse(A, overwrite=True)  # A is SPD (λ > 0); L serves the next sampling
         self._reset_agents(b)
         if self.finite:
             ZA = self.Zc @ self.Ainv_g
@@ -468,3 +486,33 @@ class ApproxDisKernelUCB(Policy):
 
     def info(self):
         return {"n_syncs": self.n_syncs, "dict_sizes": list(self.dict_sizes)}
+
+    @classmethod
+    def memory_bytes(cls, N: int, T: int, dim: int, params: dict, *, points: int, M: int | None = None,
+                     K: int = 20, storage: str = "shared") -> int:
+        """Peak bytes of a run's arrays (beyond a worker's interpreter), from its sizes; an upper bound in
+        the dictionary size, ``m ≤ min(points, M)`` (``points``: the observations of the run, ``T`` with
+        one client per step, ``N·T`` with every agent at every step; ``M``: candidates of a finite domain,
+        ``None`` for fresh contexts). ``storage="per_agent"``: the dense inverse per agent this class
+        replaced (``N·m²``), for comparison.
+
+        Counted (float64): the history buffers (``rows·(d + 4)``, ``rows`` the buffer's doubled capacity)
+        and, on fresh contexts, its features (``rows × 1.25 m``); then the larger of the time between syncs
+        (the dictionary's factor, the shared inverse and its factor, ``3 m²``, and the agents' corrections,
+        at most ``2·points·m`` with the buffers' slack, or the dense copies, ``N·m²``) and a sync (the new
+        factor, ``A`` factored in place, its inverse and one temporary, ``4 m²``, and blocks of
+        :attr:`block` history rows); on a finite domain the candidates' features (``3·M·m``) and every
+        agent's means and widths over them (``2·N·M``)."""
+        points = int(points)
+        m = min(points, int(M)) if M else points
+        rows = max(16, int(T))
+        while rows < points:
+            rows *= 2
+        n = rows * (dim + 4)
+        if M:
+            n += 3 * M * m + 2 * N * M
+        else:
+            n += rows * (5 * m // 4)
+        agents = N * m * m if storage == "per_agent" else 2 * points * m
+        n += max(3 * m * m + agents, 4 * m * m + 3 * min(cls.block, points) * m)
+        return 8 * n
