@@ -20,6 +20,12 @@ and a re-run recomputes only what is missing. A cache file that cannot be read (
 corrupt) is reported and recomputed. Workers run with one BLAS thread each, so the results do not
 depend on ``n_jobs`` or on where they ran.
 
+Memory is checked before the work: :func:`sweep` estimates each run still to compute from its sizes
+(:func:`run_memory_bytes`: agents, horizon, observations, the dictionary bound, an algorithm's own storage
+model) and refuses, before any run starts, a sweep whose largest runs, one per concurrent worker, exceed
+the machine's available memory (:class:`MemoryBudgetError`, :func:`check_memory`), instead of a worker
+killed by the operating system after hours.
+
 Dask: ``sweep(..., backend="dask", scheduler="tcp://host:port")`` (or, without ``scheduler``, the
 ``DASK_SCHEDULER_ADDRESS`` environment variable, dask's own convention) connects a
 ``Client(address)`` to an existing cluster; without an address it uses the current client or
@@ -52,7 +58,7 @@ from .validation import check, fail, ge, one_of, optional, rule
 __all__ = ["run_cell", "run_regret_cell", "RunContext", "canonical", "run_pure_exploration_on", "run_key", "arithmetic_path", "Cache", "sweep", "provenance", "BACKENDS", "CacheWarning",
            "run_seeds", "validate_backend", "resolve_scheduler", "check_workers", "worker_identity",
            "WorkerMismatchError", "code_fingerprint", "NOT_IN_RUNS", "in_runs", "MemoryBudgetError", "run_sizes",
-           "run_memory_bytes", "check_memory", "WORKER_BASELINE_BYTES"]
+           "run_memory_bytes", "check_memory", "WORKER_BASELINE_BYTES", "MEMORY_MODELS"]
 
 BACKENDS = ("serial", "loky", "threading", "dask")
 
@@ -571,18 +577,54 @@ def run_sizes(config) -> dict:
             "K": int(spec.get("K", 20)), "M": M}
 
 
+def _doubled(n: int, start: int) -> int:
+    """The capacity a buffer of ``start`` rows that doubles when full has after ``n`` rows."""
+    cap = max(1, int(start))
+    while cap < n:
+        cap *= 2
+    return cap
+
+
+def _exact_gp_bytes(points: int, M, start: int = 64) -> int:
+    """One exact GP of ``points`` observations (:mod:`bandits.estimators`): on fresh contexts the factor
+    buffer of :class:`~bandits.estimators.ExactGP` (``cap²``, and the old one while it doubles); on a finite
+    domain the rows of :class:`~bandits.estimators.CandidatePosterior` (``cap × M``, ``cap`` from 64 rows,
+    and the added rows while they grow)."""
+    if M:
+        cap = _doubled(points, 64)
+        return 8 * (cap + cap // 2) * int(M)
+    cap = _doubled(points, start)
+    return 8 * (cap * cap + (cap // 2) ** 2)
+
+
+#: estimates for registered algorithms whose classes give none (``memory_bytes`` on the class comes first):
+#: name -> ``(N, T, dim, params, points, M) -> bytes``, from the storage of the estimators they keep
+MEMORY_MODELS = {
+    # one exact GP over every observation (its factor buffer starts at T rows)
+    "OneKernelUCB": lambda N, T, dim, params, points, M: _exact_gp_bytes(points, M, start=T),
+    # one exact GP per agent over its own observations
+    "N-KernelUCB": lambda N, T, dim, params, points, M: N * _exact_gp_bytes(-(-points // N), M),
+    # the global posterior over the candidates and every agent's fork (16 rows each to start)
+    "DisKernelUCB": lambda N, T, dim, params, points, M: _exact_gp_bytes(points, M) + 8 * 16 * N * int(M or 0),
+}
+
+
 def run_memory_bytes(config) -> int:
     """Estimated peak resident memory of one run of ``config`` in its worker: the algorithm's own estimate
     from the run's sizes (a classmethod ``memory_bytes(N, T, dim, params, *, points, M, K)`` of the
-    registered class, :func:`run_sizes`), or :data:`SMALL_RUN_BYTES` where it gives none, plus
-    :data:`WORKER_BASELINE_BYTES`."""
+    registered class, else :data:`MEMORY_MODELS`; :func:`run_sizes`), or :data:`SMALL_RUN_BYTES` where
+    there is none, plus :data:`WORKER_BASELINE_BYTES`."""
     sizes = run_sizes(config)
     own = SMALL_RUN_BYTES
     if sizes is not None:
         from .algorithms import ALGORITHMS
 
-        hook = getattr(ALGORITHMS.get(config["algorithm"]), "memory_bytes", None)
-        if hook is not None:
+        name = config["algorithm"]
+        hook = getattr(ALGORITHMS.get(name), "memory_bytes", None)
+        if hook is None and name in MEMORY_MODELS:
+            own = int(MEMORY_MODELS[name](sizes["N"], sizes["T"], sizes["dim"], dict(config.get("params", {})),
+                                          sizes["points"], sizes["M"]))
+        elif hook is not None:
             own = int(hook(sizes["N"], sizes["T"], sizes["dim"], dict(config.get("params", {})),
                            points=sizes["points"], M=sizes["M"], K=sizes["K"]))
     return WORKER_BASELINE_BYTES + own

@@ -47,6 +47,15 @@ def test_estimate_grows_with_the_dictionary_bound_not_the_agents():
     assert run_memory_bytes(SMALL) == runner.WORKER_BASELINE_BYTES + runner.SMALL_RUN_BYTES
 
 
+def test_exact_gp_models():
+    """OneKernelUCB's factor buffer (T rows to start, doubled) and N-KernelUCB's per-agent posteriors."""
+    one = dict(_approx(1000, 10_000), algorithm="OneKernelUCB", params={})
+    assert run_memory_bytes(one) - runner.WORKER_BASELINE_BYTES == 8 * (10_000**2 + 5_000**2)
+    fin = {"algorithm": "N-KernelUCB", "N": 100, "T": 1000, "env": {"name": "h1", "M": 500}, "params": {}}
+    # 100 agents, 1000 points each (every agent at every step): 1024 rows of 500 candidates, +50 % while growing
+    assert run_memory_bytes(fin) - runner.WORKER_BASELINE_BYTES == 100 * 8 * 1536 * 500
+
+
 def test_old_and_new_storage_at_the_arena_map_size():
     """Approx-DisKernelUCB at the arena map's largest size (N = 1000, T = 10⁴, one client per step): the dense
     inverse per agent it replaced is estimated at hundreds of GiB, the shared storage within 8 GiB."""
