@@ -501,8 +501,9 @@ class ApproxDisKernelUCB(Policy):
         (the dictionary's factor, the shared inverse and its factor, ``3 m²``, and the agents' corrections,
         at most ``2·points·m`` with the buffers' slack, or the dense copies, ``N·m²``) and a sync (the new
         factor, ``A`` factored in place, its inverse and one temporary, ``4 m²``, and blocks of
-        :attr:`block` history rows); on a finite domain the candidates' features (``3·M·m``) and every
-        agent's means and widths over them (``2·N·M``)."""
+        :attr:`block` history rows, or on a finite domain the history's rows of the candidates' features,
+        ``points·m``); on a finite domain the candidates' features (``3·M·m``) and every agent's means and
+        widths over them (``2·N·M``)."""
         points = int(points)
         m = min(points, int(M)) if M else points
         rows = max(16, int(T))
@@ -514,5 +515,5 @@ class ApproxDisKernelUCB(Policy):
         else:
             n += rows * (5 * m // 4)
         agents = N * m * m if storage == "per_agent" else 2 * points * m
-        n += max(3 * m * m + agents, 4 * m * m + 3 * min(cls.block, points) * m)
+        n += max(3 * m * m + agents, 4 * m * m + (points * m if M else 3 * min(cls.block, points) * m))
         return 8 * n
