@@ -28,10 +28,14 @@ def test_ablations_are_opt_in():
     for mode in ("quick", "full"):
         p = E.fig1_params(mode)
         assert p["oracle"] is False and p["sigma_z_variant"] == 0  # the paper's six curves per row ...
-        caps = {E.CAP_LABEL.format(m, 4) for m in E.COOPERATIVE} if mode == "full" else set()
+        assert p["rank_cap_ablation"] == 0  # the rank-cap ablation has made its point: off in both modes
         assert set(E.row_methods(p, "linear")) == set(E.PAPER_METHODS["linear"])
-        assert set(E.row_methods(p, "rbf")) == set(E.PAPER_METHODS["rbf"]) | caps  # ... and full mode's cap ablation
+        assert set(E.row_methods(p, "rbf")) == set(E.PAPER_METHODS["rbf"])
         assert p["r_limit_rbf"] is None and p["r_limit"] is None  # no cap on the paper's curves
+    cap = E.fig1_params("full", rank_cap_ablation=E.RANK_CAP_ABLATION)  # the committed figure's dashed curves
+    caps = {E.CAP_LABEL.format(m, 4) for m in E.COOPERATIVE}
+    assert set(E.row_methods(cap, "rbf")) == set(E.PAPER_METHODS["rbf"]) | caps
+    assert set(E.row_methods(cap, "linear")) == set(E.PAPER_METHODS["linear"])
     a = E.fig1_params("full", ablations=True)
     assert a["oracle"] is True and a["sigma_z_variant"] == E.SIGMA_Z_ABLATION
     assert E.fig1_params("full", ablations=True, sigma_z_variant=0.25)["sigma_z_variant"] == 0.25

@@ -61,9 +61,9 @@ agent then draws its coins from its own stream, in agent then time order, as bef
 re-embedding under the new dictionary, and the server's ``Σ_n Z_nᵀZ_n`` and ``Σ_n Z_nᵀY_n`` (the same
 sums, formed as ``ZᵀZ`` over the stacked histories). Within a step the chosen arm's features are the
 row of its scoring pass, and only the variance the trigger uses is computed. After a sync all agents
-share the broadcast ``A⁻¹`` and ``b``; an agent's first update copies the matrix, later
-Sherman–Morrison updates are in place (BLAS ``dger``), so N copies of an |S| × |S| matrix are not made
-and no step allocates one. Measured against per-agent loops (the reference path of
+share the broadcast ``A⁻¹`` and ``b``; between syncs an agent keeps only its own Sherman–Morrison vectors
+(a low-rank correction of the shared ``A⁻¹``, :class:`ApproxDisKernelUCB`), so no agent copies an
+|S| × |S| matrix unless it has taken |S| steps since the sync. Measured against per-agent loops (the reference path of
 ``tests/test_dis_kernel_ucb_speed.py``; f1, N = 100, T = 1500, one thread): the same runs to the last bit (regret, communication, syncs) and
 1.4× less CPU with ``"var_sum"``, 1.75× with ``"dislinucb_logdet"``
 (``tests/test_dis_kernel_ucb_speed.py`` checks each shortcut against the direct computation).
@@ -105,19 +105,22 @@ def fresh_dictionary(kernel, dim: int, X: np.ndarray, margin: float = 100.0) -> 
     return dic
 
 
-def chol_inverse(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def chol_inverse(A: np.ndarray, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(L, A⁻¹)`` for symmetric positive definite ``A``: LAPACK ``dpotrf`` then ``dpotri`` (about
-    half the work of ``np.linalg.inv``'s LU), the inverse symmetrised from its lower triangle."""
+    half the work of ``np.linalg.inv``'s LU), the inverse symmetrised from its lower triangle.
+    ``overwrite=True`` factors ``A`` in place (``L`` is then ``A``'s memory): with the inverse and one
+    temporary, three ``m × m`` arrays at the peak instead of five."""
     if A.shape[0] == 0:  # an empty dictionary: nothing to factor (LAPACK rejects a 0 × 0 array)
         return np.zeros((0, 0)), np.zeros((0, 0))
-    L, info = dpotrf(A, lower=1, clean=1)
+    L, info = dpotrf(A, lower=1, clean=1, overwrite_a=int(overwrite))
     if info != 0:
         raise np.linalg.LinAlgError(f"dpotrf failed (info={info}): the merged statistics are not positive definite")
     inv, info = dpotri(L, lower=1)
     if info != 0:
         raise np.linalg.LinAlgError(f"dpotri failed (info={info})")
-    inv = np.tril(inv)
-    return L, inv + np.tril(inv, -1).T
+    # dpotri writes the lower triangle only; the strict upper one is L's, zeroed by ``clean``
+    inv += np.tril(inv, -1).T
+    return L, inv
 
 
 def _require_finite(arms, name):
@@ -195,9 +198,26 @@ class ApproxDisKernelUCB(Policy):
     docstring; for ``"dislinucb_logdet"`` the summand is ``log(1 + σ̃²_n(x_s))`` under the agent's
     local model just before adding ``x_s`` (the exact log-det ratio when S spans the data; the
     a reconstruction of this package, not in the Async-KernelUCB paper), and ``t − t_last`` counts global steps.
+
+    Storage of the agents' models. Between syncs agent ``n``'s inverse is the shared one after the last sync
+    plus a low-rank correction from its own ``k_n`` new points, the Sherman–Morrison steps kept as vectors
+    (Woodbury's identity unrolled)::
+
+        A_n⁻¹ = A⁻¹ − Σ_{j ≤ k_n} u_j u_jᵀ / (1 + z_jᵀ u_j),   u_j = A_{n,j−1}⁻¹ z_j,
+
+    so ``A_n⁻¹ v = A⁻¹ v − U_nᵀ (s_n ∘ U_n v)`` and ``zᵀ A_n⁻¹ z = zᵀ A⁻¹ z − Σ_j s_j (u_jᵀ z)²``: the same
+    model and the same sequence of rank-one updates as a dense per-agent copy (round-off aside), in
+    ``Σ_n k_n · m`` numbers instead of ``N · m²``. An agent whose ``k_n`` reaches ``m`` switches to its own
+    dense ``m × m`` inverse (then no larger than its ``U_n``, and cheaper to apply), updated in place. The
+    agents' total is thus at most ``m`` times the points since the last sync (at most ``m·T``), against
+    ``N·m²`` for a copy per agent: on shuttle at D = 10 with N = 1000 agents and one client per step (the
+    arena's map) the first sync's dictionary holds m = 3432 points, and a copy per agent would be 94 MB each,
+    88 GiB for all of them.
+    :meth:`memory_bytes` estimates a run's resident memory from its sizes.
     """
 
     name = "ApproxDisKernelUCB"
+    block = 2048  # history rows per block of a sync's passes over the history (memory: block × m temporaries)
 
     def __init__(self, n_agents, horizon, dim, seed, ledger: CommLedger, kernel, lam=0.2,
                  beta=1.0, D=20.0, qbar=4.0, trigger="var_sum", symmetric_packing=False,
@@ -227,10 +247,15 @@ class ApproxDisKernelUCB(Policy):
         self.dict_sizes: list[int] = []
         self.dic = NystromDictionary(self.kernel, dim)
         self.m = 0
-        self.Ainv_g = np.zeros((0, 0))  # synchronised model: (λI + Σ ZᵀZ)⁻¹
+        self.Ainv_g = np.zeros((0, 0))  # synchronised model: (λI + Σ ZᵀZ)⁻¹, shared by every agent
         self._LA = np.zeros((0, 0))  # its Cholesky factor
-        self.Ainv = [np.zeros((0, 0)) for _ in range(n_agents)]
-        self._own = np.zeros(n_agents, dtype=bool)  # Ainv[n] is the agent's own copy (else shared)
+        # agent n's own correction since the last sync (class docstring): A_n⁻¹ = Ainv_g − U_nᵀ diag(s_n) U_n,
+        # U_n's first k_n rows the Sherman–Morrison vectors u = A⁻¹z, s_n = 1/(1 + zᵀu); or, once k_n
+        # reaches m, the agent's own dense m × m inverse (no larger than U_n then)
+        self._U: list[np.ndarray | None] = [None] * n_agents
+        self._s: list[np.ndarray | None] = [None] * n_agents
+        self._k = np.zeros(n_agents, dtype=np.int64)
+        self._dense: list[np.ndarray | None] = [None] * n_agents
         self.b = [np.zeros(0) for _ in range(n_agents)]
         self.finite: bool | None = None
 
@@ -244,8 +269,35 @@ class ApproxDisKernelUCB(Policy):
         self.q = [np.zeros(X.shape[0]) for _ in range(self.N)]  # zᵀ A_n⁻¹ z over candidates
         self.mu = [np.zeros(X.shape[0]) for _ in range(self.N)]
 
-    def _s2_ctx(self, Z, kd, Ainv):
-        q = np.sum((Z @ Ainv) * Z, axis=1) if Z.shape[1] else np.zeros(len(kd))
+    def _apply(self, n, v):
+        """``A_n⁻¹ v`` for agent ``n`` (``n=None``: the synchronised model) and ``v`` of shape (m,) or (m, r)."""
+        if n is None:
+            return self.Ainv_g @ v
+        if self._dense[n] is not None:
+            return self._dense[n] @ v
+        out = self.Ainv_g @ v
+        k = self._k[n]
+        if k:
+            U, s = self._U[n][:k], self._s[n][:k]
+            P = U @ v
+            out -= U.T @ (s * P if P.ndim == 1 else s[:, None] * P)
+        return out
+
+    def _quad(self, n, Z):
+        """``zᵀ A_n⁻¹ z`` for every row ``z`` of ``Z`` (r × m); ``n=None``: the synchronised model."""
+        if n is not None and self._dense[n] is not None:
+            return np.sum((Z @ self._dense[n]) * Z, axis=1)
+        q = np.sum((Z @ self.Ainv_g) * Z, axis=1)
+        k = 0 if n is None else self._k[n]
+        if k:
+            P = Z @ self._U[n][:k].T
+            q -= (P * P) @ self._s[n][:k]
+        return q
+
+    def _s2_ctx(self, Z, kd, n=None):
+        """σ̃² (module docstring) at the rows of ``Z`` (features) with prior variances ``kd``, under agent
+        ``n``'s model (``None``: the synchronised one)."""
+        q = self._quad(n, Z) if Z.shape[1] else np.zeros(len(kd))
         return np.maximum((kd - np.einsum("ij,ij->i", Z, Z)) / self.lam, 0.0) + np.maximum(q, 0.0)
 
     def _scores(self, n, arms, k):
@@ -254,8 +306,8 @@ class ApproxDisKernelUCB(Policy):
         X = arms.for_agent(k)
         Z = self.dic.features(X)
         self._Zsel[k] = Z  # the chosen arm's row is its feature vector in update (same dictionary)
-        mu = Z @ (self.Ainv[n] @ self.b[n]) if self.m else np.zeros(len(X))
-        return mu + self.beta * np.sqrt(self._s2_ctx(Z, self.kernel.diag(X), self.Ainv[n]))
+        mu = Z @ self._apply(n, self.b[n]) if self.m else np.zeros(len(X))
+        return mu + self.beta * np.sqrt(self._s2_ctx(Z, self.kernel.diag(X), n))
 
     def select(self, t, agents, arms):
         if self.finite is None:
@@ -277,13 +329,43 @@ class ApproxDisKernelUCB(Policy):
         return j
 
     def _rank1_downdate(self, n, u, den):
-        """``A_n⁻¹ ← A_n⁻¹ − u uᵀ/den`` (Sherman–Morrison), in place once the agent owns its copy
-        (BLAS ``dger`` on the Fortran view; the matrix is symmetric). After a sync every agent
-        shares the broadcast matrix, so the first update of each agent copies it once."""
-        if not self._own[n]:
-            self.Ainv[n] = self.Ainv[n].copy()
-            self._own[n] = True
-        dger(-1.0 / den, u, u, a=self.Ainv[n].T, overwrite_a=1)
+        """``A_n⁻¹ ← A_n⁻¹ − u uᵀ/den`` (Sherman–Morrison): ``u`` and ``1/den`` appended to the agent's
+        correction (class docstring), never written into the shared matrix; once the agent holds ``m``
+        of them, its dense inverse ``A⁻¹ − U_nᵀ diag(s_n) U_n`` is formed once and later updates are in
+        place (BLAS ``dger`` on the Fortran view; the matrix is symmetric)."""
+        D = self._dense[n]
+        if D is None and self._k[n] >= self.m:
+            k = self._k[n]
+            U = self._U[n][:k]
+            D = self.Ainv_g - U.T @ (self._s[n][:k, None] * U)
+            self._dense[n], self._U[n], self._s[n], self._k[n] = D, None, None, 0
+        if D is not None:
+            dger(-1.0 / den, u, u, a=D.T, overwrite_a=1)
+            return
+        k = self._k[n]
+        U = self._U[n]
+        if U is None or k == len(U):  # room for twice as many (at most 2 k_n rows), at most m
+            grown = np.empty((min(self.m, max(2, 2 * k)), self.m))
+            s = np.empty(len(grown))
+            if k:
+                grown[:k], s[:k] = U[:k], self._s[n][:k]
+            self._U[n] = U = grown
+            self._s[n] = s
+        U[k] = u
+        self._s[n][k] = 1.0 / den
+        self._k[n] = k + 1
+
+    def _drop_corrections(self):
+        for n in range(self.N):
+            self._U[n] = self._s[n] = self._dense[n] = None
+        self._k[:] = 0
+
+    def _reset_agents(self, b):
+        """After a sync every agent's model is the broadcast one: no own correction, ``b_n = b``."""
+        for n in range(self.N):
+            self.b[n] = b
+            self._U[n] = self._s[n] = self._dense[n] = None
+        self._k[:] = 0
 
     def update(self, t, agents, arms, choices, rewards):
         for k, n in enumerate(agents):
@@ -302,18 +384,18 @@ class ApproxDisKernelUCB(Policy):
                 z = Zk[c] if Zk is not None and Zk.shape[1] == self.m else self.dic.features(x[None])[0]
                 self._hZ[j, : self.m] = z
                 # only the trigger's own variance is needed
-                s2_last = float(self._s2_ctx(z[None], kd, self.Ainv_g)[0]) if self.trigger == "var_sum" else 0.0
-                s2_local = float(self._s2_ctx(z[None], kd, self.Ainv[n])[0]) if self.trigger != "var_sum" else 0.0
+                s2_last = float(self._s2_ctx(z[None], kd)[0]) if self.trigger == "var_sum" else 0.0
+                s2_local = float(self._s2_ctx(z[None], kd, n)[0]) if self.trigger != "var_sum" else 0.0
             self.acc[n] += s2_last if self.trigger == "var_sum" else np.log1p(s2_local)
             if self.m:
-                u = self.Ainv[n] @ z
+                u = self._apply(n, z)
                 den = 1.0 + z @ u
                 self._rank1_downdate(n, u, den)
                 self.b[n] = self.b[n] + y * z
                 if self.finite:
                     self.q[n] -= (self.Zc @ u) ** 2 / den
                     np.maximum(self.q[n], 0.0, out=self.q[n])
-                    self.mu[n] = self.Zc @ (self.Ainv[n] @ self.b[n])
+                    self.mu[n] = self.Zc @ self._apply(n, self.b[n])
         rounds = t - self.t_last
         fire = (lambda n: self.acc[n] > self.D) if self.trigger == "var_sum" else \
             (lambda n: rounds * self.acc[n] > self.D)
@@ -331,12 +413,17 @@ class ApproxDisKernelUCB(Policy):
         if not self.m:
             return base
         # zᵀ A⁻¹ z = ‖L_A⁻¹ z‖² with the synchronised model's Cholesky factor: one triangular solve
-        # (|S|²·n flops) instead of the product Z A⁻¹ (2|S|²·n)
-        W = solve_triangular(self._LA, Z.T, lower=True, check_finite=False)
-        return base + np.einsum("ij,ij->j", W, W)
+        # (|S|²·n flops) instead of the product Z A⁻¹ (2|S|²·n), by blocks of history rows (memory)
+        for a in range(0, nh, self.block):
+            W = solve_triangular(self._LA, Z[a: a + self.block].T, lower=True, check_finite=False)
+            base[a: a + self.block] += np.einsum("ij,ij->j", W, W)
+        return base
 
     def _sync(self, t):
         d, nh = self.d, self._nh
+        # memory: what the sync rebuilds is released as soon as it is no longer read (the agents'
+        # corrections now; the old model's matrices after the sampling, the old dictionary before the new)
+        self._drop_corrections()
         # (1) ridge-leverage-score sampling of every agent's whole history (old synchronised model):
         # the probabilities of all points at once, then each agent's coins from its own stream, in
         # agent then time order (an agent with no history draws nothing)
@@ -353,6 +440,7 @@ class ApproxDisKernelUCB(Policy):
             if keep.any():
                 self.ledger.send(t, n, SERVER, "dictionary_points", int(keep.sum()) * d)
             chosen.append(rows[keep])
+        self.Ainv_g = self._LA = self.dic = None
         # (2) the server's fresh dictionary: union in agent then time order, duplicates removed
         allc = self._hX[np.concatenate(chosen)] if chosen else np.zeros((0, d))
         if len(allc):
@@ -371,8 +459,11 @@ class ApproxDisKernelUCB(Policy):
             Z = self.Zc[self._hI[:nh]]
         else:
             if self._hZ.shape[1] < m:  # the feature buffer only grows (columns beyond m are unused)
-                self._hZ = np.zeros((len(self._hY), max(m, int(1.25 * self._hZ.shape[1]))))
-            self._hZ[:nh, :m] = self.dic.features(self._hX[:nh])
+                cols = max(m, int(1.25 * self._hZ.shape[1]))
+                self._hZ = None  # every row is embedded again below
+                self._hZ = np.zeros((len(self._hY), cols))
+            for a in range(0, nh, self.block):  # by blocks of rows: no n × m temporaries
+                self._hZ[a: min(a + self.block, nh), :m] = self.dic.features(self._hX[a: min(a + self.block, nh)])
             self._hZ[:, m:] = 0.0
             Z = self._hZ[:nh, :m]
         A = Z.T @ Z
@@ -381,10 +472,8 @@ class ApproxDisKernelUCB(Policy):
         for n in range(self.N):
             self.ledger.send(t, n, SERVER, "embedded_statistics", mat + m)
         self.ledger.broadcast(t, "global_statistics", mat + m)
-        self._LA, self.Ainv_g = chol_inverse(A)  # A is SPD (λ > 0); its factor serves the next sampling
-        for n in range(self.N):  # shared until an agent's own update copies them
-            self.Ainv[n], self.b[n] = self.Ainv_g, b
-        self._own[:] = False
+        self._LA, self.Ainv_g = chol_inverse(A, overwrite=True)  # A is SPD (λ > 0); L serves the next sampling
+        self._reset_agents(b)
         if self.finite:
             ZA = self.Zc @ self.Ainv_g
             q = np.maximum(np.einsum("ij,ij->i", ZA, self.Zc), 0.0)
@@ -399,3 +488,34 @@ class ApproxDisKernelUCB(Policy):
 
     def info(self):
         return {"n_syncs": self.n_syncs, "dict_sizes": list(self.dict_sizes)}
+
+    @classmethod
+    def memory_bytes(cls, N: int, T: int, dim: int, params: dict, *, points: int, M: int | None = None,
+                     K: int = 20, storage: str = "shared") -> int:
+        """Peak bytes of a run's arrays (beyond a worker's interpreter), from its sizes; an upper bound in
+        the dictionary size, ``m ≤ min(points, M)`` (``points``: the observations of the run, ``T`` with
+        one client per step, ``N·T`` with every agent at every step; ``M``: candidates of a finite domain,
+        ``None`` for fresh contexts). ``storage="per_agent"``: the dense inverse per agent this class
+        replaced (``N·m²``), for comparison.
+
+        Counted (float64): the history buffers (``rows·(d + 4)``, ``rows`` the buffer's doubled capacity)
+        and, on fresh contexts, its features (``rows × 1.25 m``); then the larger of the time between syncs
+        (the dictionary's factor, the shared inverse and its factor, ``3 m²``, and the agents' corrections,
+        at most ``2·points·m`` with the buffers' slack, or the dense copies, ``N·m²``) and a sync (the new
+        factor, ``A`` factored in place, its inverse and one temporary, ``4 m²``, and blocks of
+        :attr:`block` history rows, or on a finite domain the history's rows of the candidates' features,
+        ``points·m``); on a finite domain the candidates' features (``3·M·m``) and every agent's means and
+        widths over them (``2·N·M``)."""
+        points = int(points)
+        m = min(points, int(M)) if M else points
+        rows = max(16, int(T))
+        while rows < points:
+            rows *= 2
+        n = rows * (dim + 4)
+        if M:
+            n += 3 * M * m + 2 * N * M
+        else:
+            n += rows * (5 * m // 4)
+        agents = N * m * m if storage == "per_agent" else 2 * points * m
+        n += max(3 * m * m + agents, 4 * m * m + (points * m if M else 3 * min(cls.block, points) * m))
+        return 8 * n

@@ -676,9 +676,10 @@ def budget_winners(res: ArenaResults, budgets=BUDGETS):
 
 # ------------------------------------------------------------------------------ the map
 #: the map's methods and their communication values (asynchronous protocol)
-#: Approx-DisKernelUCB at D = 1 only: every agent keeps its own m × m inverse between syncs, and at D = 10 on
-#: shuttle with N = 1000 those copies outgrew a 23 GiB machine (the OS killed the run at 23.2 GiB)
-_MAP_METHODS_FULL = {"Async-KernelUCB": [0.1, 1.0, 10.0], "Approx-DisKernelUCB": [1.0], "OneKernelUCB": [0.0],
+#: Approx-DisKernelUCB at D = 1 and 10: between syncs its agents share the synchronised m × m inverse and keep
+#: only their own low-rank corrections (Σ_n k_n·m numbers, at most m·T, instead of N·m²), so D = 10 on shuttle at
+#: N = 1000 (where the dictionary grows with the points, m ≈ t) fits; with a copy of the inverse per agent it did not
+_MAP_METHODS_FULL = {"Async-KernelUCB": [0.1, 1.0, 10.0], "Approx-DisKernelUCB": [1.0, 10.0], "OneKernelUCB": [0.0],
                      "N-KernelUCB": [0.0], "FedLinUCB": [0.1, 10.0], "DisLinUCB": [0.1, 10.0]}
 _MAP_METHODS_QUICK = {"Async-KernelUCB": [0.1, 10.0], "Approx-DisKernelUCB": [10.0], "OneKernelUCB": [0.0],
                       "N-KernelUCB": [0.0], "FedLinUCB": [10.0], "DisLinUCB": [10.0]}
