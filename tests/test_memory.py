@@ -5,7 +5,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from bandits import runner
+from bandits import memory as memory_module, runner
 from bandits.algorithms.dis_kernel_ucb import ApproxDisKernelUCB
 from bandits.runner import MemoryBudgetError, run_memory_bytes, run_sizes, sweep
 
@@ -72,7 +72,7 @@ def memory(monkeypatch):
     CALLS.clear()
 
     def set_available(b):
-        monkeypatch.setattr(runner, "_available_memory", lambda: int(b))
+        monkeypatch.setattr(memory_module, "_available_memory", lambda: int(b))
     return set_available
 
 
