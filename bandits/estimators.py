@@ -196,7 +196,9 @@ class ExactGP:
             j1 = min(n, j0 + b)
             if j0:
                 V[j0:j1] -= self._L[j0:j1, :j0] @ V[:j0]
-            V[j0:j1] = solve_lower(self._L[j0:j1, j0:j1], V[j0:j1])
+            # the diagonal block read in place (solve_lower would copy the strided b × b block);
+            # the block's right-hand sides as rows: the same trsm call, the same numbers
+            V[j0:j1] = solve_lower_rows(self._L[j0:j1, j0:j1], V[j0:j1].T).T
         return V[:, 0] if vec else V
 
     def add(self, X: np.ndarray, y: np.ndarray) -> None:
