@@ -127,7 +127,8 @@ class ExactGP:
     blocked forward substitution (:meth:`forward_solve`), **one GEMM per row block over all q
     query columns** against the in-place buffer (numpy's ``matmul`` hands the strided view to
     BLAS with its leading dimension, so the n × n factor is never copied) and a small triangular
-    solve on the block's diagonal part. This is hand-written because LAPACK's ``trtrs`` (scipy's
+    solve on the block's diagonal part, also read in place (:func:`~bandits.linalg.solve_lower_rows`:
+    the BLAS call ``trtrs`` makes, with the buffer's leading dimension). This is hand-written because LAPACK's ``trtrs`` (scipy's
     ``solve_triangular``) needs a contiguous factor: on a view into the growing buffer it copies
     the whole n × n matrix every call, which made the step cost grow like t² in memory traffic
     (480 ms at t = 8000 against 8 ms for this path, one thread, q = 20; ``bandits.bench``).
