@@ -126,7 +126,7 @@ def solve_lower_rows(L: np.ndarray, R: np.ndarray, overwrite: bool = False) -> n
     if not ok:
         X[...] = solve_lower(L, X.T).T
         return X
-    if not np.all(np.diagonal(L)):  # trtrs refuses an exactly singular factor; so does this
+    if not L.diagonal().all():  # trtrs refuses an exactly singular factor; so does this
         raise np.linalg.LinAlgError("singular matrix: a zero on the diagonal of the triangular factor")
     byref, c_int = ctypes.byref, ctypes.c_int
     ld = c_int(L.strides[0] // 8)
