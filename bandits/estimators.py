@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels import Kernel
-from .linalg import cholesky_jitter, solve_lower
+from .linalg import cholesky_jitter, solve_lower, solve_lower_rows
 from .validation import check, gt, one_of
 
 __all__ = [
@@ -127,7 +127,8 @@ class ExactGP:
     blocked forward substitution (:meth:`forward_solve`), **one GEMM per row block over all q
     query columns** against the in-place buffer (numpy's ``matmul`` hands the strided view to
     BLAS with its leading dimension, so the n × n factor is never copied) and a small triangular
-    solve on the block's diagonal part. This is hand-written because LAPACK's ``trtrs`` (scipy's
+    solve on the block's diagonal part, also read in place (:func:`~bandits.linalg.solve_lower_rows`:
+    the BLAS call ``trtrs`` makes, with the buffer's leading dimension). This is hand-written because LAPACK's ``trtrs`` (scipy's
     ``solve_triangular``) needs a contiguous factor: on a view into the growing buffer it copies
     the whole n × n matrix every call, which made the step cost grow like t² in memory traffic
     (480 ms at t = 8000 against 8 ms for this path, one thread, q = 20; ``bandits.bench``).
@@ -196,7 +197,9 @@ class ExactGP:
             j1 = min(n, j0 + b)
             if j0:
                 V[j0:j1] -= self._L[j0:j1, :j0] @ V[:j0]
-            V[j0:j1] = solve_lower(self._L[j0:j1, j0:j1], V[j0:j1])
+            # the diagonal block read in place (solve_lower would copy the strided b × b block);
+            # the block's right-hand sides as rows: the same trsm call, the same numbers
+            V[j0:j1] = solve_lower_rows(self._L[j0:j1, j0:j1], V[j0:j1].T).T
         return V[:, 0] if vec else V
 
     def add(self, X: np.ndarray, y: np.ndarray) -> None:
@@ -334,15 +337,67 @@ class NystromDictionary:
     ``[I 0]``: a choice of this package, the paper uses the eigendecomposition basis).
     """
 
-    def __init__(self, kernel: Kernel, dim: int, tol: float = 1e-10):
+    def __init__(self, kernel: Kernel, dim: int, tol: float = 1e-10, capacity: int = 16):
         self.kernel, self.tol = kernel, float(tol)
-        self.points = np.zeros((0, dim))
-        self.L = np.zeros((0, 0))
+        # append-only storage: the factor and the points live in the leading block of buffers grown
+        # geometrically, so adding points copies the m × m factor O(log m) times, not at each call
+        self._L = np.zeros((capacity, capacity))
+        self._P = np.zeros((capacity, dim))
+        self._m = 0
         self.n_skipped = 0
 
     @property
     def m(self) -> int:
-        return self.points.shape[0]
+        return self._m
+
+    @property
+    def L(self) -> np.ndarray:
+        """The lower factor of ``K_SS`` (m × m): a read-only view of the leading block of the buffer
+        (rows never change once written, so a view taken earlier stays the factor of its points)."""
+        v = self._L[: self._m, : self._m]
+        v.flags.writeable = False
+        return v
+
+    @L.setter
+    def L(self, value: np.ndarray) -> None:
+        value = np.asarray(value, dtype=float)
+        self._L = np.array(value, dtype=float, order="C", copy=True)
+        self._m = value.shape[0]
+        if self._P.shape[0] != self._m:
+            P = np.zeros((self._m, self._P.shape[1]))
+            k = min(self._m, self._P.shape[0])
+            P[:k] = self._P[:k]
+            self._P = P
+
+    @property
+    def points(self) -> np.ndarray:
+        """The dictionary points ``S`` (m × d), a read-only view."""
+        v = self._P[: self._m]
+        v.flags.writeable = False
+        return v
+
+    @points.setter
+    def points(self, value: np.ndarray) -> None:
+        """Set with :attr:`L` (the factor of their kernel matrix), as ``fresh_dictionary`` does."""
+        value = np.atleast_2d(np.asarray(value, dtype=float))
+        self._P = np.array(value, dtype=float, order="C", copy=True)
+        if self._L.shape[0] != value.shape[0]:
+            self._m = min(self._m, value.shape[0])
+            L = np.zeros((value.shape[0], value.shape[0]))
+            L[: self._m, : self._m] = self._L[: self._m, : self._m]
+            self._L = L
+        self._m = value.shape[0]
+
+    def _reserve(self, need: int) -> None:
+        cap = self._L.shape[0]
+        if need <= cap and need <= self._P.shape[0]:
+            return
+        new = max(need, 2 * cap, 16)
+        L = np.zeros((new, new))
+        L[: self._m, : self._m] = self._L[: self._m, : self._m]
+        P = np.zeros((new, self._P.shape[1]))
+        P[: self._m] = self._P[: self._m]
+        self._L, self._P = L, P
 
     def add(self, X: np.ndarray) -> np.ndarray:
         """Append the rows of ``X`` in order; returns the boolean mask of rows kept.
@@ -350,6 +405,7 @@ class NystromDictionary:
         Incomplete Cholesky in the given order: with ``C = L⁻¹ K_{S,X}`` kept for every candidate
         row, accepting row j appends ``(k(x_j, X) − c_jᵀ C)/r_j`` to ``C`` and lowers every
         residual ``r²(x) = k(x,x) − ‖C[:, x]‖²`` — O(n·m) per accepted point, no per-point solve.
+        The new rows of the factor are written in place into the buffer.
         """
         X = np.atleast_2d(np.asarray(X, dtype=float))
         n = X.shape[0]
@@ -358,7 +414,8 @@ class NystromDictionary:
             return kept
         kd = self.kernel.diag(X)
         m0 = self.m
-        C = solve_lower(self.L, self.kernel(self.points, X)) if m0 else np.zeros((0, n))
+        C = (solve_lower_rows(self._L[:m0, :m0], self.kernel(self.points, X).T).T if m0
+             else np.zeros((0, n)))
         res = kd - np.einsum("ij,ij->j", C, C)
         Kxx = self.kernel(X)
         rows = np.empty((n, n))  # new rows of C = L⁻¹ K_{S,X}, one per accepted point
@@ -374,26 +431,29 @@ class NystromDictionary:
             row = (Kxx[j] - c_old @ C - c_new @ rows[:k]) / r
             rows[k] = row
             k += 1
-            new_L_rows.append((np.concatenate([c_old, c_new]), r))
+            new_L_rows.append((c_old, c_new, r))
             res = res - row * row
             res[j] = 0.0
             kept[j] = True
         if k:
-            L = np.zeros((m0 + k, m0 + k))
-            L[:m0, :m0] = self.L
-            for i, (c, r) in enumerate(new_L_rows):
-                L[m0 + i, : m0 + i] = c
-                L[m0 + i, m0 + i] = r
-            self.L = L
-            self.points = np.vstack([self.points, X[kept]])
+            self._reserve(m0 + k)
+            for i, (c_old, c_new, r) in enumerate(new_L_rows):
+                self._L[m0 + i, :m0] = c_old
+                self._L[m0 + i, m0 : m0 + i] = c_new
+                self._L[m0 + i, m0 + i] = r
+            self._P[m0 : m0 + k] = X[kept]
+            self._m = m0 + k
         return kept
 
-    def features(self, X: np.ndarray) -> np.ndarray:
-        """``Z = [z(x_1), …, z(x_n)]ᵀ``, shape (n, m)."""
+    def features(self, X: np.ndarray, m: int | None = None) -> np.ndarray:
+        """``Z = [z(x_1), …, z(x_n)]ᵀ``, shape (n, m), C-ordered; with ``m`` (≤ |S|) the features on
+        the first ``m`` dictionary points (the leading block of the factor, read in place)."""
         X = np.atleast_2d(X)
-        if self.m == 0:
+        m = self.m if m is None else int(m)
+        if m == 0:
             return np.zeros((X.shape[0], 0))
-        return solve_lower(self.L, self.kernel(self.points, X)).T
+        # the kernel matrix transposed (a small copy) so that its rows are the right-hand sides
+        return solve_lower_rows(self._L[:m, :m], self.kernel(self._P[:m], X).T)
 
 
 def nystrom_posterior(Z: np.ndarray, kdiag: np.ndarray, G: np.ndarray, b: np.ndarray | None,

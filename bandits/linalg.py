@@ -11,6 +11,7 @@ Conventions
 """
 from __future__ import annotations
 
+import ctypes
 import warnings
 
 import numpy as np
@@ -27,6 +28,7 @@ __all__ = [
     "logdet_chol",
     "psd_inv_sqrt",
     "solve_lower",
+    "solve_lower_rows",
     "chol_solve",
 ]
 
@@ -73,6 +75,67 @@ def solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     if L.shape[0] == 0:
         return np.zeros((0,) + np.shape(B)[1:])
     return solve_triangular(L, B, lower=True, check_finite=False)
+
+
+def _blas_routine(name: str, *argtypes):
+    """The double-precision BLAS routine ``name`` of the library scipy's LAPACK uses (exported by
+    ``scipy.linalg.cython_blas``), as a ctypes function; ``None`` if it cannot be had."""
+    try:
+        import scipy.linalg.cython_blas as cython_blas
+
+        capsule = cython_blas.__pyx_capi__[name]
+        get_name = ctypes.pythonapi.PyCapsule_GetName
+        get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+        get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
+        get_ptr.restype, get_ptr.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        ptr = get_ptr(capsule, get_name(capsule))
+    except Exception:  # pragma: no cover - a scipy without cython_blas
+        return None
+    return ctypes.CFUNCTYPE(None, *argtypes)(ptr) if ptr else None
+
+
+_CHR, _INT, _DBL, _PTR = ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_double), ctypes.c_void_p
+_DTRSM = _blas_routine("dtrsm", _CHR, _CHR, _CHR, _CHR, _INT, _INT, _DBL, _PTR, _INT, _PTR, _INT)
+_DTRSV = _blas_routine("dtrsv", _CHR, _CHR, _CHR, _INT, _PTR, _INT, _PTR, _INT)
+
+
+def solve_lower_rows(L: np.ndarray, R: np.ndarray, overwrite: bool = False) -> np.ndarray:
+    """Rows ``x_i = L⁻¹ r_i`` of ``X = R L⁻ᵀ`` (R: n × m, L: m × m lower), i.e. ``solve_lower(L, Rᵀ)ᵀ``
+    with the same numbers to the last bit, without copying ``L``.
+
+    ``L`` may be a view into a larger row-major buffer (its leading block, rows of stride ``ld``):
+    BLAS reads it in place with leading dimension ``ld``, where :func:`solve_lower` (LAPACK ``trtrs``
+    through f2py) copies a non-contiguous factor whole. The call is the one ``trtrs`` makes for a
+    row-major lower factor (the column-major upper ``Lᵀ``, transposed): ``dtrsm`` for several
+    right-hand sides, ``dtrsv`` for one (OpenBLAS's ``trtrs`` takes that path for one right-hand
+    side). ``R`` (C-ordered n × m) is, read column-major, the m × n right-hand side ``Rᵀ``; the result
+    is written into a C-ordered copy of ``R`` (into ``R`` itself with ``overwrite``, if it is a
+    C-contiguous float64 array) and returned. Falls back to :func:`solve_lower` for other layouts.
+    """
+    R = np.asarray(R)
+    m = L.shape[0]
+    if R.ndim != 2 or R.shape[1] != m or L.shape != (m, m):
+        raise ValueError(f"solve_lower_rows: L {L.shape} and R {R.shape} do not fit (R must be n × m)")
+    X = R if (overwrite and R.dtype == np.float64 and R.flags.c_contiguous and R.flags.writeable) \
+        else np.array(R, dtype=float, order="C", copy=True)
+    n = X.shape[0]
+    if m == 0 or n == 0:
+        return X
+    ok = (_DTRSM is not None and L.dtype == np.float64 and L.strides[1] == 8 and L.strides[0] % 8 == 0
+          and L.strides[0] >= 8 * m)
+    if not ok:
+        X[...] = solve_lower(L, X.T).T
+        return X
+    if not L.diagonal().all():  # trtrs refuses an exactly singular factor; so does this
+        raise np.linalg.LinAlgError("singular matrix: a zero on the diagonal of the triangular factor")
+    byref, c_int = ctypes.byref, ctypes.c_int
+    ld = c_int(L.strides[0] // 8)
+    if n == 1:
+        _DTRSV(b"U", b"T", b"N", byref(c_int(m)), L.ctypes.data, byref(ld), X.ctypes.data, byref(c_int(1)))
+    else:
+        _DTRSM(b"L", b"U", b"T", b"N", byref(c_int(m)), byref(c_int(n)), byref(ctypes.c_double(1.0)),
+               L.ctypes.data, byref(ld), X.ctypes.data, byref(c_int(m)))
+    return X
 
 
 def chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:

@@ -457,3 +457,43 @@ def test_lazy_server_aggregate_is_the_eager_one_to_the_bit():
         assert all(np.array_equal(a, b) for a, b in zip(e[:4], lz[:4])) and e[4] == lz[4]
     # both factor paths were taken: rank-k updates above m = 16, and refactorisations (buffers > 3) there
     assert any(max(n for n, m in zip(r[4]["buffer_sizes"], r[4]["dict_sizes"]) if m > 16) > 3 for r in out[2:])
+
+
+def test_stale_model_posterior_reads_the_factor_in_place_with_the_same_numbers():
+    """Every client's (stale) model evaluated through the in-place solves equals, bit for bit, the
+    same Eq. 2 evaluated with copies of the factors and solve_lower (the computation the policy made
+    before the buffers): the leading block of the dictionary's factor when M² > 1.5 m², else the
+    whole factor and its first m coordinates; then C⁻¹zᵀ."""
+    from bandits.linalg import solve_lower
+
+    made = []
+    orig = AsyncKernelUCB._make_model
+
+    def make_model(self, *args, **kwargs):  # every model of the run (the dictionary only grows)
+        made.append(orig(self, *args, **kwargs))
+        return made[-1]
+
+    AsyncKernelUCB._make_model = make_model
+    try:
+        pol, _, _, _ = _run(N=8, T=300, d=5, seed=3, D=0.5)
+    finally:
+        AsyncKernelUCB._make_model = orig
+    X = sample_ball(np.random.default_rng(9), 12, 5)
+    M = pol.dic.m
+    sizes = {model.m for model in made}
+    assert any(M * M > 1.5 * m * m for m in sizes if m) and any(M * M <= 1.5 * m * m for m in sizes)
+    for model in made[::3]:
+        m = model.m
+        if m == 0:
+            continue
+        L = np.ascontiguousarray(pol.dic.L)
+        P = pol.dic.points
+        if M * M <= 1.5 * m * m:
+            Z = solve_lower(L, KER(P, X))[:m].T
+        else:
+            Z = solve_lower(np.ascontiguousarray(L[:m, :m]), KER(P[:m], X)).T
+        V = solve_lower(np.ascontiguousarray(model.C), Z.T)
+        s2_ref = np.maximum((KER.diag(X) - np.einsum("ij,ij->i", Z, Z)) / pol.lam, 0.0) + np.einsum("ij,ij->j", V, V)
+        mu, s2 = pol.posterior(model, X)
+        np.testing.assert_array_equal(mu, Z @ model.theta)
+        np.testing.assert_array_equal(s2, s2_ref)

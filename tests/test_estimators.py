@@ -17,6 +17,7 @@ from bandits.estimators import (
     nystrom_posterior,
 )
 from bandits.kernels import RBF, Linear, Matern, Product
+from bandits.linalg import solve_lower
 
 TOL = dict(rtol=1e-8, atol=1e-8)
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
@@ -591,3 +592,60 @@ def test_exact_gp_forward_solve_property(seed, n, q, block):
     np.testing.assert_allclose(gp.forward_solve(B), solve_triangular(gp.L, B, lower=True), rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(gp.forward_solve(B[:, 0]), solve_triangular(gp.L, B[:, 0], lower=True),
                                rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("n,q,block", [(300, 20, 64), (200, 1, 37), (130, 3, 512), (90, 2, 16)])
+def test_exact_gp_forward_solve_same_numbers_as_the_copying_blocks(n, q, block):
+    """The forward substitution reads its diagonal blocks in place: bit for bit what the same blocks
+    solved by solve_lower on contiguous copies give."""
+    from bandits.linalg import solve_lower
+
+    rng = np.random.default_rng(n + q)
+    gp = ExactGP(RBF(lengthscale=0.7), 0.3, 3, capacity=5)
+    gp.block = block
+    gp.add(rng.normal(size=(n, 3)), rng.normal(size=n))
+    B = rng.normal(size=(n, q))
+    L = gp._L
+    V = B.copy()
+    for j0 in range(0, n, block):
+        j1 = min(n, j0 + block)
+        if j0:
+            V[j0:j1] -= L[j0:j1, :j0] @ V[:j0]
+        V[j0:j1] = solve_lower(np.ascontiguousarray(L[j0:j1, j0:j1]), V[j0:j1])
+    np.testing.assert_array_equal(gp.forward_solve(B), V)
+    if q == 1:
+        np.testing.assert_array_equal(gp.forward_solve(B[:, 0]), V[:, 0])
+
+
+def test_nystrom_dictionary_buffers_grow_without_changing_the_factor():
+    """Points added one at a time into buffers that grow (from capacity 2) or do not (capacity 500)
+    give the same factor and features bit for bit (all at once: the same to round-off); views taken earlier stay valid; the setters (a factor from elsewhere) work."""
+    rng = np.random.default_rng(3)
+    k = RBF(lengthscale=0.8)
+    X = rng.normal(size=(70, 3))
+    one = NystromDictionary(k, 3, capacity=2)
+    for i in range(70):
+        one.add(X[i : i + 1])
+    L5 = one.L[:5, :5]
+    more = NystromDictionary(k, 3, capacity=500)  # no growth: the same rows, the same numbers
+    for i in range(70):
+        more.add(X[i : i + 1])
+    np.testing.assert_array_equal(one.L, more.L)
+    batch = NystromDictionary(k, 3, capacity=2)
+    batch.add(X)
+    np.testing.assert_allclose(batch.L, more.L, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(one.points, X)
+    Xq = rng.normal(size=(7, 3))
+    np.testing.assert_array_equal(one.features(Xq), more.features(Xq))
+    np.testing.assert_array_equal(one.features(Xq, 20), solve_lower(np.ascontiguousarray(one.L[:20, :20]),
+                                                                     k(X[:20], Xq)).T)
+    one.add(rng.normal(size=(40, 3)))
+    np.testing.assert_array_equal(L5, more.L[:5, :5])
+    with pytest.raises(ValueError):
+        one.L[0, 0] = 1.0  # read-only views of the buffer
+    fresh = NystromDictionary(k, 3)
+    fresh.L, fresh.points = np.asfortranarray(more.L), X
+    assert fresh.m == 70
+    np.testing.assert_array_equal(fresh.features(Xq), more.features(Xq))
+    fresh.add(Xq[:2])
+    assert fresh.m == 72 and np.array_equal(fresh.points[:70], X)

@@ -88,7 +88,7 @@ from scipy.linalg.lapack import dtpqrt as _dtpqrt
 from ..comm import SERVER, CommLedger
 from ..estimators import NystromDictionary, information_gain
 from ..kernels import Kernel, make_kernel
-from ..linalg import chol_solve, cholesky_jitter, solve_lower
+from ..linalg import chol_solve, cholesky_jitter, solve_lower, solve_lower_rows
 from ..sim import Policy
 from .kernel_ucb import argmax_ties
 from ..validation import between, check, fail, ge, gt, le, one_of, optional
@@ -215,7 +215,7 @@ def approx_posterior(Z: np.ndarray, kdiag: np.ndarray, C: np.ndarray, theta: np.
     ``θ̃ = (Ã + λI)⁻¹ b``: returns ``(μ̃ = Zθ̃, σ̃² = ‖C⁻¹z‖² + (k − ‖z‖²)/λ)`` (1/λ scale)."""
     if Z.shape[1] == 0:
         return (np.zeros(Z.shape[0]) if theta is not None else None), kdiag / lam
-    V = solve_lower(C, Z.T)
+    V = solve_lower_rows(C, Z).T  # C⁻¹ Zᵀ (m × n), one BLAS call, Z's rows the right-hand sides
     s2 = np.maximum((kdiag - np.einsum("ij,ij->i", Z, Z)) / lam, 0.0) + np.einsum("ij,ij->j", V, V)
     return (Z @ theta if theta is not None else None), s2
 
@@ -448,8 +448,9 @@ class AsyncKernelUCB(Policy):
         M = self.dic.m
         if M * M <= 1.5 * m * m:
             # forward substitution: the first m coordinates of L_M⁻¹ K_{S_M}(x) are L_m⁻¹ K_{S_m}(x)
-            return solve_lower(self.dic.L, self.kernel(self.dic.points, X))[:m].T
-        return solve_lower(self.dic.L[:m, :m], self.kernel(self.dic.points[:m], X)).T
+            # (mathematically; the two solves round differently, so the choice between them is kept)
+            return self.dic.features(X)[:, :m]
+        return self.dic.features(X, m)  # the leading m × m block of the factor, read in place
 
     def posterior(self, model: _Model, X: np.ndarray, mean: bool = True):
         """``(μ̃, σ̃²)`` of ``model`` at the rows of ``X`` (Eq. 2, 1/λ scale)."""
@@ -467,9 +468,12 @@ class AsyncKernelUCB(Policy):
         m = self.b.shape[0]
         if (prev is not None and Z is not None and m > self.chol_update_min_m
                 and Z.shape[0] <= self.chol_update_max_rank):
-            C = np.zeros((m, m))
-            C[: prev.m, : prev.m] = prev.C
-            C[prev.m :, prev.m :] = np.sqrt(self.lam) * np.eye(m - prev.m)
+            pm = prev.m  # [[C_{k−1}, 0], [0, √λ I]], every entry written once (no zero-fill pass)
+            C = np.empty((m, m))
+            C[:pm, :pm] = prev.C
+            C[:pm, pm:] = 0.0
+            C[pm:, :pm] = 0.0
+            C[pm:, pm:] = np.sqrt(self.lam) * np.eye(m - pm)
             C = chol_update_rank_k(C, Z.T, block=32, overwrite=True)
         else:
             C = cholesky_jitter(self.A + self.lam * np.eye(m))
