@@ -12,7 +12,7 @@ from .validation import check, one_of
 
 __all__ = ["setup_style", "PALETTE", "color_for", "BANDS", "BAND_TEXT", "mean_band", "band_plot", "final_points",
            "save_figure", "MAX_ASPECT", "line_styles", "value_ticks", "plain_log_labels", "unique_handles",
-           "legend_below", "legend_right", "text_problems"]
+           "legend_below", "legend_right", "suptitle", "text_problems"]
 
 PALETTE = {
     "DUETS": "#d62728",
@@ -233,6 +233,15 @@ def legend_below(fig, axes=None, handles=None, labels=None, ncol: int | None = N
     return leg
 
 
+def suptitle(fig, text: str, fontsize: float = 10, **kw):
+    """``fig.suptitle`` wrapped to the figure's width (a title wider than the figure widens the saved
+    image and shrinks everything else when the page scales it down)."""
+    import textwrap
+
+    width = max(20, int(fig.get_figwidth() * 72 / (0.55 * fontsize)))  # characters of ≈ 0.55 em per line
+    return fig.suptitle("\n".join(textwrap.fill(line, width) for line in text.split("\n")), fontsize=fontsize, **kw)
+
+
 def legend_right(ax, fontsize: float = 6.5, **kw):
     """The axes' legend outside it, to its right (``tight_layout`` then makes room for it)."""
     kw.setdefault("loc", "upper left")
@@ -285,6 +294,55 @@ def _data_points(ax, renderer, step: float = 2.0):
             off = c.get_offset_transform().transform(np.asarray(c.get_offsets(), dtype=float))
             pts.append(off[np.all(np.isfinite(off), axis=1)])
     return np.vstack(pts) if pts else np.zeros((0, 2))
+
+
+def _handle_style(h):
+    """(colour, line style, marker) of a legend handle, or None where it has none of them."""
+    from matplotlib.colors import to_hex
+
+    try:
+        if hasattr(h, "get_color") and hasattr(h, "get_linestyle") and hasattr(h, "get_marker"):
+            return to_hex(h.get_color()), str(h.get_linestyle()), str(h.get_marker())
+        if hasattr(h, "lines") and h.lines and h.lines[0] is not None:  # an error-bar container
+            return _handle_style(h.lines[0])
+        fc = h.get_facecolor()
+        fc = fc[0] if np.ndim(fc) == 2 and len(fc) else fc
+        return to_hex(fc, keep_alpha=False), "", type(h).__name__
+    except Exception:  # pragma: no cover - an unusual handle: not compared
+        return None
+
+
+def _style_clashes(lg, variant_suffix: str = " [official]") -> list[str]:
+    """Legend entries that a reader cannot tell apart: two with the same colour, line style and marker;
+    a ``variant_suffix`` variant whose colour is not its method's, or is another method's."""
+    handles = getattr(lg, "legend_handles", None) or getattr(lg, "legendHandles", [])
+    labels = [t.get_text() for t in lg.get_texts()]
+    styles = {lab: _handle_style(h) for h, lab in zip(handles, labels)}
+    styles = {k: v for k, v in styles.items() if v is not None}
+    out = []
+    labs = list(styles)
+    for i in range(len(labs)):
+        for j in range(i + 1, len(labs)):
+            if styles[labs[i]] == styles[labs[j]]:
+                out.append(f"legend entries {labs[i]!r} and {labs[j]!r} are drawn alike")
+
+    def base(lab):
+        core = lab.split(" (all ")[0]
+        k = core.find(variant_suffix)
+        return core[:k] if k >= 0 else None
+
+    for lab in labs:
+        b = base(lab)
+        if b is None:
+            continue
+        mine = [m for m in labs if m != lab and (m == b or m.startswith(b + " (")) and base(m) is None]
+        if mine and styles[mine[0]][0] != styles[lab][0]:
+            out.append(f"{lab!r} is not drawn in the colour of {mine[0]!r}")
+        for m in labs:
+            if m != lab and m not in mine and (base(m) or m) != b and styles[m][0] == styles[lab][0] \
+                    and not m.startswith(b + " ("):
+                out.append(f"{lab!r} has the colour of another method, {m!r}")
+    return out
 
 
 def text_problems(fig, max_aspect: float | None = MAX_ASPECT, data_under_legend: bool = True) -> list[str]:
@@ -361,6 +419,7 @@ def text_problems(fig, max_aspect: float | None = MAX_ASPECT, data_under_legend:
         for w2, lg2 in legends[i + 1:]:
             if overlap(lb, ext(lg2)):
                 probs.append(f"{where}: the legend overlaps the legend of {w2}")
+        probs += [f"{where}: {m}" for m in _style_clashes(lg)]
         if data_under_legend:
             for k, ax in enumerate(axes):
                 pts = _data_points(ax, r)
