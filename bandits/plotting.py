@@ -12,7 +12,7 @@ from .validation import check, one_of
 
 __all__ = ["setup_style", "PALETTE", "color_for", "BANDS", "BAND_TEXT", "mean_band", "band_plot", "final_points",
            "save_figure", "MAX_ASPECT", "line_styles", "value_ticks", "plain_log_labels", "unique_handles",
-           "legend_below", "legend_right", "suptitle", "text_problems"]
+           "legend_below", "legend_right", "suptitle", "tight", "text_problems"]
 
 PALETTE = {
     "DUETS": "#d62728",
@@ -148,20 +148,26 @@ def _shade(color: str, f: float) -> str:
     return to_hex(np.clip(c, 0, 1))
 
 
-def line_styles(labels, variant_suffix: str = " [official]", family=None) -> dict:
+def line_styles(labels, variant_suffix: str = " [official]", family=None, max_shades: int = 3) -> dict:
     """A colour and a line style per label, so that no two labels of one figure share both.
 
     A label and its ``variant_suffix`` variant (e.g. ``"NeuralUCB"`` and ``"NeuralUCB [official]"``)
     share one colour, the variant dashed. Labels of one family (``family(label)``; default: the text
-    before the first ``" ("``, so ``"FN-UCB (N=2)"`` and ``"FN-UCB (N=5)"`` are one family) get shades
-    of the family's hue, dark to light; the families get distinct hues (:data:`PALETTE`'s colour where
-    it names the family). Pass every label of the figure (all panels) so that a label has one style
+    before the first ``" ("``, so ``"LinearUCB (ν=1)"`` and ``"LinearUCB (ν=0.1)"`` are one family) get
+    shades of the family's hue, dark to light, up to ``max_shades`` members (a larger family: a hue per
+    member, shades that close are not told apart); the families get distinct hues (:data:`PALETTE`'s
+    colour where it names the family). Pass every label of the figure (all panels) so that a label has one style
     across panels.
 
     Returns ``{label: (color, linestyle)}``."""
     family = family or (lambda s: s.split(" (")[0].split(" [")[0])
     bases = list(dict.fromkeys(lab[:-len(variant_suffix)] if variant_suffix and lab.endswith(variant_suffix) else lab
                                for lab in labels))
+    size = {}
+    for b in bases:
+        size[family(b)] = size.get(family(b), 0) + 1
+    fam_of = {b: family(b) if size[family(b)] <= max_shades else b for b in bases}
+    family = fam_of.__getitem__
     fams = list(dict.fromkeys(family(b) for b in bases))
     taken = {PALETTE[f] for f in fams if f in PALETTE}
     free = iter([c for c in _FAMILY_HUES if c not in taken] + _EXTRA)
@@ -215,21 +221,27 @@ def unique_handles(axes):
 
 
 def legend_below(fig, axes=None, handles=None, labels=None, ncol: int | None = None, fontsize: float = 7,
-                 top: float = 1.0, pad: float = 0.01):
+                 pad: float = 0.01):
     """One legend for the whole figure, below the panels (never over a curve), and the panels laid out
-    above it (``tight_layout``; ``top``: the top of the panels' area, e.g. under a suptitle). ``handles``
+    between it and the suptitle (:func:`tight`). ``handles``
     / ``labels`` default to :func:`unique_handles` of ``axes`` (default: every axes of ``fig``)."""
     if handles is None:
         handles, labels = unique_handles(axes if axes is not None else fig.axes)
     if not handles:
-        fig.tight_layout(rect=(0, 0, 1, top))
+        tight(fig)
         return None
     ncol = ncol or max(1, min(len(labels), 4))
-    leg = fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=ncol,
-                     fontsize=fontsize, frameon=False)
-    fig.canvas.draw()
-    h = leg.get_window_extent(fig.canvas.get_renderer()).height / fig.bbox.height
-    fig.tight_layout(rect=(0, min(h + pad, 0.6), 1, top))
+    while True:  # as many columns as fit in the figure's width
+        leg = fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=ncol,
+                         fontsize=fontsize, frameon=False)
+        fig.canvas.draw()
+        box = leg.get_window_extent(fig.canvas.get_renderer())
+        if ncol == 1 or box.width <= 0.98 * fig.bbox.width:
+            break
+        leg.remove()
+        ncol -= 1
+    h = box.height / fig.bbox.height
+    tight(fig, bottom=min(h + pad, 0.6))
     return leg
 
 
@@ -240,6 +252,18 @@ def suptitle(fig, text: str, fontsize: float = 10, **kw):
 
     width = max(20, int(fig.get_figwidth() * 72 / (0.55 * fontsize)))  # characters of ≈ 0.55 em per line
     return fig.suptitle("\n".join(textwrap.fill(line, width) for line in text.split("\n")), fontsize=fontsize, **kw)
+
+
+def tight(fig, bottom: float = 0.0, pad: float = 0.01):
+    """``fig.tight_layout`` with the panels below the suptitle (measured: ``tight_layout`` alone lets a
+    tall figure's first titles run into it) and above ``bottom`` (a figure fraction, e.g. a legend's)."""
+    top = 1.0
+    st = getattr(fig, "_suptitle", None)
+    if st is not None and st.get_text().strip():
+        fig.canvas.draw()
+        h = st.get_window_extent(fig.canvas.get_renderer()).height / fig.bbox.height
+        top = 1.0 - min(h + pad + 0.01 * 3.0 / max(fig.get_figheight(), 1.0), 0.5)
+    fig.tight_layout(rect=(0, bottom, 1, top))
 
 
 def legend_right(ax, fontsize: float = 6.5, **kw):
@@ -305,9 +329,15 @@ def _handle_style(h):
             return to_hex(h.get_color()), str(h.get_linestyle()), str(h.get_marker())
         if hasattr(h, "lines") and h.lines and h.lines[0] is not None:  # an error-bar container
             return _handle_style(h.lines[0])
-        fc = h.get_facecolor()
-        fc = fc[0] if np.ndim(fc) == 2 and len(fc) else fc
-        return to_hex(fc, keep_alpha=False), "", type(h).__name__
+        def first(c):
+            c = np.asarray(c)
+            return "none" if c.size == 0 else to_hex(c[0] if c.ndim == 2 else c, keep_alpha=False)
+
+        shape = ""
+        if hasattr(h, "get_paths") and len(h.get_paths()):  # a scatter's marker: its path
+            shape = str(np.round(h.get_paths()[0].vertices, 2).ravel().tolist())
+        hatch = h.get_hatch() if hasattr(h, "get_hatch") else None
+        return first(h.get_facecolor()), f"{first(h.get_edgecolor())} {hatch}", type(h).__name__ + shape
     except Exception:  # pragma: no cover - an unusual handle: not compared
         return None
 

@@ -18,7 +18,7 @@ def plot_fig1(res: Fig1Results, convention: str = "paper", methods=None, band: s
     """The 2 × 4 panels of Figure 1 at each method's selected β: the mean with a standard-error
     band (``band``: see :func:`bandits.plotting.mean_band`) clipped at 0, and every run's final
     value as a point beside the curve's end."""
-    from ..plotting import BAND_TEXT, band_plot, color_for, setup_style, suptitle
+    from ..plotting import BAND_TEXT, band_plot, color_for, setup_style, suptitle, tight
 
     plt = setup_style()
     methods = methods or [m for m in BASE_METHODS if m in res.params["methods"]]
@@ -52,7 +52,7 @@ def plot_fig1(res: Fig1Results, convention: str = "paper", methods=None, band: s
     p = res.params
     suptitle(fig, f"DUETS Figure 1 reproduced: N={p['N']}, T={p['T']}, M={p['M']} candidates, "
                   f"{p['n_runs']} runs, {BAND_TEXT[band]} (points: single runs at T)")
-    fig.tight_layout()
+    tight(fig)
     return fig
 
 
