@@ -12,7 +12,7 @@ from .validation import check, one_of
 
 __all__ = ["setup_style", "PALETTE", "color_for", "BANDS", "BAND_TEXT", "mean_band", "band_plot", "final_points",
            "save_figure", "MAX_ASPECT", "line_styles", "value_ticks", "plain_log_labels", "unique_handles",
-           "legend_below", "legend_right", "suptitle", "tight", "text_problems"]
+           "legend_below", "legend_right", "suptitle", "tight", "place_labels", "text_problems"]
 
 PALETTE = {
     "DUETS": "#d62728",
@@ -254,16 +254,57 @@ def suptitle(fig, text: str, fontsize: float = 10, **kw):
     return fig.suptitle("\n".join(textwrap.fill(line, width) for line in text.split("\n")), fontsize=fontsize, **kw)
 
 
-def tight(fig, bottom: float = 0.0, pad: float = 0.01):
-    """``fig.tight_layout`` with the panels below the suptitle (measured: ``tight_layout`` alone lets a
-    tall figure's first titles run into it) and above ``bottom`` (a figure fraction, e.g. a legend's)."""
-    top = 1.0
+def tight(fig, bottom: float = 0.0, pad_px: float = 4.0):
+    """``fig.tight_layout`` above ``bottom`` (a figure fraction, e.g. a figure legend's height), then,
+    where the suptitle still runs into the panels (``tight_layout`` leaves it so in some tall figures
+    whose legends sit under the panels), once more with the panels' top lowered by the overlap."""
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     st = getattr(fig, "_suptitle", None)
-    if st is not None and st.get_text().strip():
-        fig.canvas.draw()
-        h = st.get_window_extent(fig.canvas.get_renderer()).height / fig.bbox.height
-        top = 1.0 - min(h + pad + 0.01 * 3.0 / max(fig.get_figheight(), 1.0), 0.5)
-    fig.tight_layout(rect=(0, bottom, 1, top))
+    if st is None or not st.get_text().strip():
+        return
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    low = st.get_window_extent(r).y0
+    tops = [ax.get_tightbbox(r).y1 for ax in fig.axes if ax.get_visible()]
+    over = (max(tops) + pad_px - low) if tops else 0.0
+    if over > 0:
+        fig.tight_layout(rect=(0, bottom, 1, 1 - over / fig.bbox.height))
+
+
+#: where :func:`place_labels` tries a label, in order: (dx, dy) in points, horizontal and vertical alignment
+_LABEL_SPOTS = [(3, 3, "left", "bottom"), (3, -3, "left", "top"), (-3, 3, "right", "bottom"),
+                (-3, -3, "right", "top"), (0, 7, "center", "bottom"), (0, -7, "center", "top")]
+
+
+def place_labels(ax, xs, ys, texts, colors=None, **kw):
+    """Annotate the points ``(xs[i], ys[i])`` with ``texts[i]``, each at the first spot of
+    :data:`_LABEL_SPOTS` (right-above, right-below, left-above, ...) where it overlaps no label placed
+    before it (else where it overlaps least). Call it once the figure's layout is final (after
+    ``tight_layout``): the labels' extents are measured with the renderer. ``colors``: one per label
+    (default: ``kw``'s). Returns the annotations."""
+    fig = ax.figure
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    placed, out = [], []
+    colors = list(colors) if colors is not None else [kw.pop("color", None)] * len(list(texts))
+    for x, y, t, c in zip(xs, ys, texts, colors):
+        best = None
+        for dx, dy, ha, va in _LABEL_SPOTS:
+            a = ax.annotate(t, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, va=va, color=c, **kw)
+            b = a.get_window_extent(r)
+            cost = sum(max(0.0, min(b.x1, o.x1) - max(b.x0, o.x0)) * max(0.0, min(b.y1, o.y1) - max(b.y0, o.y0))
+                       for o in placed)
+            if best is None or cost < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (cost, a, b)
+            else:
+                a.remove()
+            if cost == 0:
+                break
+        placed.append(best[2])
+        out.append(best[1])
+    return out
 
 
 def legend_right(ax, fontsize: float = 6.5, **kw):

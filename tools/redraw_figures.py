@@ -248,12 +248,27 @@ def _cope_theory(folder: Path):
 
 @register("coop_theory")
 def _coop_theory(folder: Path):
-    """Not redrawn: see :data:`NOT_REDRAWN`."""
-    return {}
+    """The 2 × 4 theory panels: the runs (results.csv), C5's curves (c5_curves.csv), C6–C8's tables
+    (c6_lemma3.csv, c7_lemma4.csv, c8_mmd.csv); panel C2's clique-cover sizes from the path networks, built
+    again from the recorded parameters (nothing is run)."""
+    from bandits.envs.coop import coop_network
+    from bandits.experiments import coop_theory as ex, coop_theory_plots as pl
 
+    p = _params(folder, ex, ex.theory_params)
 
-NOT_REDRAWN["coop_theory/theory"] = (
-    "panel C2's x axis needs each γ's clique-cover size (TheoryResults.networks), which no committed file holds")
+    def fig():
+        nets = {}
+        tasks, labels = ex.theory_tasks(p)
+        for (cfg, _), lab in zip(tasks, labels):
+            key = (lab["check"], lab["x"])
+            if lab["check"] == "C2" and key not in nets:
+                nets[key] = coop_network(cfg["env"]).stats()
+        res = ex.TheoryResults(p, _csv(folder, "results.csv"), _csv(folder, "c5_curves.csv"), {},
+                               _csv(folder, "c6_lemma3.csv"), _csv(folder, "c7_lemma4.csv"),
+                               _csv(folder, "c8_mmd.csv"), nets, 0, 0)
+        return pl.plot_theory(res)
+
+    return {"theory": fig}
 
 
 @register("async_theory")
@@ -296,9 +311,19 @@ def _fn_ucb_theory(folder: Path):
             "more_checks": lambda: pl.plot_more(res)}
 
 
-for _n in ("e1_e2_scaling", "e3_e4", "e5_inducing_sets", "e8_superposition"):
-    NOT_REDRAWN[f"duets_theory/{_n}"] = ("drawn by the notebook's own cells (notebooks/duets_theory.py), not by a "
-                                         "plot function this tool can call")
+@register("duets_theory")
+def _duets_theory(folder: Path):
+    """E1–E2, E3–E4, E5, E8: results.csv, epochs.csv, e3_variance.csv, e4_accuracy.csv, e8_superposition.csv
+    (the plot functions of :mod:`bandits.experiments.duets_theory_plots`, which hold the drawing code of the
+    notebook's cells)."""
+    from bandits.experiments import duets_theory_plots as pl
+
+    p = _prov(folder)["parameters"]
+    runs, epochs = _csv(folder, "results.csv"), _csv(folder, "epochs.csv")
+    return {"e1_e2_scaling": lambda: pl.plot_scaling(runs, p),
+            "e3_e4": lambda: pl.plot_e3_e4(_csv(folder, "e3_variance.csv"), _csv(folder, "e4_accuracy.csv")),
+            "e5_inducing_sets": lambda: pl.plot_inducing_sets(epochs),
+            "e8_superposition": lambda: pl.plot_superposition(_csv(folder, "e8_superposition.csv"), p)}
 
 
 # ------------------------------------------------------------------------------ the rest

@@ -104,7 +104,7 @@ def plot_gamma_sensitivity(table, res: Fig2Results | None = None):
     marker per (method, γ) at q = 1 joined by a line in γ order, the q variations as open markers,
     stand-ins from the tuning runs hatched grey; OneKernelUCB, the linear methods and random play
     from Figure 2 (``res``) as references."""
-    from ..plotting import setup_style
+    from ..plotting import place_labels, setup_style
 
     plt = setup_style()
     if table is None or not len(table) or "env" not in table:  # no environment of gsens_envs among envs
@@ -116,6 +116,7 @@ def plot_gamma_sensitivity(table, res: Fig2Results | None = None):
     envs = list(dict.fromkeys(table.env))
     fig, axes = plt.subplots(1, len(envs), figsize=(4.4 * len(envs), 3.6), squeeze=False)
     marks = {0.1: "v", 1.0: "o", 4.0: "^"}
+    todo = []  # the dictionary-size labels, placed apart once the layout is final
     # the other q: open markers, one shape per q (a legend entry per q that the reader can tell apart)
     qmarks = {q: mk for q, mk in zip(sorted({float(q) for q in table.q if not np.isclose(q, 1.0)}),
                                      ["D", "P", "X", "h", "*", "p"] * 4)}
@@ -131,11 +132,7 @@ def plot_gamma_sensitivity(table, res: Fig2Results | None = None):
                            facecolor="none" if stand_in else _COLORS[m], edgecolor=_COLORS[m],
                            hatch="///" if stand_in else None,
                            label=f"{m} γ={r.gamma:g}" + (f" (T={r.T}, tuning)" if stand_in else ""))
-                # Async's labels above its markers, Approx's below (their points can nearly coincide)
-                up = m == NYSTROM_METHODS[0]
-                ax.annotate(f"|S|≈{r.dict_size:.0f}", (max(r.C_T, 1.0), r.R_T), fontsize=5.5,
-                            xytext=(3, 3 if up else -3), textcoords="offset points", va="bottom" if up else "top",
-                            color=_COLORS[m])
+                todo.append((ax, max(r.C_T, 1.0), r.R_T, f"|S|≈{r.dict_size:.0f}", _COLORS[m]))
             for r in t[(t.method == m) & ~np.isclose(t.q, 1.0)].itertuples():
                 ax.scatter(max(r.C_T, 1.0), r.R_T, marker=qmarks[float(r.q)], s=24, facecolor="white",
                            edgecolor=_COLORS[m],
@@ -155,4 +152,8 @@ def plot_gamma_sensitivity(table, res: Fig2Results | None = None):
     axes[0, 0].set_ylabel("R(T)")
     axes[0, -1].legend(fontsize=5.5, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
+    for ax in axes[0]:
+        mine = [t for t in todo if t[0] is ax]
+        place_labels(ax, [t[1] for t in mine], [t[2] for t in mine], [t[3] for t in mine],
+                     colors=[t[4] for t in mine], fontsize=5.5)
     return fig
