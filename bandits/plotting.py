@@ -386,9 +386,16 @@ def _handle_style(h):
 def _style_clashes(lg, variant_suffix: str = " [official]") -> list[str]:
     """Legend entries that a reader cannot tell apart: two with the same colour, line style and marker;
     a ``variant_suffix`` variant whose colour is not its method's, or is another method's."""
-    handles = getattr(lg, "legend_handles", None) or getattr(lg, "legendHandles", [])
-    labels = [t.get_text() for t in lg.get_texts()]
-    styles = {lab: _handle_style(h) for h, lab in zip(handles, labels)}
+    styles = {}
+    try:  # every artist a legend entry draws (an error bar's entry: its line, marker and bar), by its text
+        for column in lg._legend_handle_box.get_children():
+            for row in column.get_children():
+                area, text = row.get_children()[:2]
+                parts = [_handle_style(a) for a in area.get_children()]
+                styles[text.get_text()] = tuple(sorted(str(x) for x in parts if x is not None)) or None
+    except (AttributeError, ValueError):  # pragma: no cover - matplotlib's private layout changed
+        handles = getattr(lg, "legend_handles", None) or getattr(lg, "legendHandles", [])
+        styles = {t.get_text(): _handle_style(h) for h, t in zip(handles, lg.get_texts())}
     styles = {k: v for k, v in styles.items() if v is not None}
     out = []
     labs = list(styles)
@@ -396,6 +403,11 @@ def _style_clashes(lg, variant_suffix: str = " [official]") -> list[str]:
         for j in range(i + 1, len(labs)):
             if styles[labs[i]] == styles[labs[j]]:
                 out.append(f"legend entries {labs[i]!r} and {labs[j]!r} are drawn alike")
+
+    import re
+
+    def colours(lab):  # the colours an entry is drawn in (its line's, its marker's)
+        return set(re.findall(r"#[0-9a-f]{6}", " ".join(styles[lab]))) - {"#000000"}
 
     def base(lab):
         core = lab.split(" (all ")[0]
@@ -407,10 +419,10 @@ def _style_clashes(lg, variant_suffix: str = " [official]") -> list[str]:
         if b is None:
             continue
         mine = [m for m in labs if m != lab and (m == b or m.startswith(b + " (")) and base(m) is None]
-        if mine and styles[mine[0]][0] != styles[lab][0]:
+        if mine and not colours(mine[0]) & colours(lab):
             out.append(f"{lab!r} is not drawn in the colour of {mine[0]!r}")
         for m in labs:
-            if m != lab and m not in mine and (base(m) or m) != b and styles[m][0] == styles[lab][0] \
+            if m != lab and m not in mine and (base(m) or m) != b and colours(m) & colours(lab) \
                     and not m.startswith(b + " ("):
                 out.append(f"{lab!r} has the colour of another method, {m!r}")
     return out

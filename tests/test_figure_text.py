@@ -50,13 +50,22 @@ def _assert_readable(fig, what):
 
 
 # ------------------------------------------------------------------------------ figures from the committed tables
+#: drawn by the same function with the same layout as a figure tested here (left out to keep the file fast)
+SAME_AS = {"duets/fig1_code_convention": "duets/fig1", "arena/pareto_sync_messages": "arena/pareto_sync",
+           "arena/pareto_sync_rounds": "arena/pareto_sync", "arena/pareto_async": "arena/pareto_async_rounds",
+           "arena/pareto_async_messages": "arena/pareto_async_rounds", "arena/map_shuttle": "arena/map_hartmann4"}
+
+
 def _committed(folder):
-    figs = TOOL.figures_of(folder)
-    return [pytest.param(folder, name, id=f"{folder}/{name}") for name in figs]
+    try:
+        figs = TOOL.figures_of(folder)
+    except Exception:  # the loader itself fails: one case that says so when it runs
+        return [pytest.param(folder, "*", id=f"{folder}/*")]
+    return [pytest.param(folder, name, id=f"{folder}/{name}") for name in figs if f"{folder}/{name}" not in SAME_AS]
 
 
 CASES = []
-for _folder in ("duets", "fn_ucb", "arena", "cope_kb", "cope_theory", "fn_ucb_theory"):
+for _folder in ("duets", "duets_theory", "fn_ucb", "arena", "cope_kb", "cope_theory", "fn_ucb_theory"):
     if (FIG / _folder / "provenance.json").exists():
         CASES += _committed(_folder)
 
@@ -74,7 +83,10 @@ def committed():
 
 @pytest.mark.parametrize("folder,name", CASES)
 def test_committed_figure_text_is_readable(committed, folder, name):
-    fig = committed(folder)[name]()
+    figs = committed(folder)
+    if name == "*":
+        pytest.fail(f"{folder}: the loader of tools/redraw_figures.py failed")
+    fig = figs[name]()
     if fig is not None:
         _assert_readable(fig, f"{folder}/{name}")
 
@@ -92,20 +104,32 @@ def _random_play(res):
     return pd.concat(rows, ignore_index=True)
 
 
+@pytest.fixture(scope="module")
+def async_results():
+    cache = {}
+
+    def get(folder):
+        if folder not in cache:
+            res = TOOL._async_results(FIG / folder)
+            res.random = _random_play(res)  # the panel notes ("near random play: ...") drawn as in the notebook
+            cache[folder] = res
+        return cache[folder]
+    return get
+
+
 @pytest.mark.parametrize("folder", ["async_kernelucb", "async_kernelucb/mushroom_mended"])
-def test_async_figures_text_is_readable(folder):
+@pytest.mark.parametrize("name", ["fig2", "tradeoff", "gamma_sensitivity"])
+def test_async_figures_text_is_readable(async_results, folder, name):
     from bandits.experiments import async_kernelucb_plots as pl
 
     if not (FIG / folder / "provenance.json").exists():
         pytest.skip("not committed")
-    res = TOOL._async_results(FIG / folder)
-    res.random = _random_play(res)  # the panel notes ("near random play: ...") are drawn as in the notebook
-    _assert_readable(pl.plot_fig2(res), f"{folder}/fig2")
-    _assert_readable(pl.plot_tradeoff(res), f"{folder}/tradeoff")
-    figs = TOOL.figures_of(folder)
-    fig = pl.plot_gamma_sensitivity(TOOL._csv(FIG / folder, "gamma_sensitivity.csv"), res) \
-        if (FIG / folder / "gamma_sensitivity.csv").stat().st_size > 1 else figs["gamma_sensitivity"]()
-    _assert_readable(fig, f"{folder}/gamma_sensitivity")
+    res = async_results(folder)
+    if name == "gamma_sensitivity":
+        fig = pl.plot_gamma_sensitivity(TOOL.gsens_table(FIG / folder), res)
+    else:
+        fig = getattr(pl, f"plot_{name}")(res)
+    _assert_readable(fig, f"{folder}/{name}")
 
 
 def _coop_panels(p):

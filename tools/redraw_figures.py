@@ -110,6 +110,19 @@ def _async_results(folder: Path):
     return ex.Fig2Results(p, curves, runs, selected, tuning, random)
 
 
+def gsens_table(folder: Path):
+    """gamma_sensitivity.csv as the notebook held it (an empty note is "", not NaN; an empty file: no rows)."""
+    import pandas as pd
+
+    try:
+        t = _csv(folder, "gamma_sensitivity.csv")
+    except pd.errors.EmptyDataError:  # no environment of gsens_envs was run: the notebook wrote an empty table
+        return pd.DataFrame()
+    if "note" in t:
+        t["note"] = t["note"].fillna("")
+    return t
+
+
 def _async_figures(folder: Path):
     from bandits.experiments import async_kernelucb_plots as pl
 
@@ -121,15 +134,7 @@ def _async_figures(folder: Path):
         return cache["res"]
 
     def gsens():
-        import pandas as pd
-
-        try:
-            t = _csv(folder, "gamma_sensitivity.csv")
-        except pd.errors.EmptyDataError:  # no environment of gsens_envs was run: the notebook wrote an empty table
-            t = pd.DataFrame()
-        if "note" in t:
-            t["note"] = t["note"].fillna("")
-        return pl.plot_gamma_sensitivity(t, res())
+        return pl.plot_gamma_sensitivity(gsens_table(folder), res())
 
     return {"fig2": lambda: pl.plot_fig2(res()), "tradeoff": lambda: pl.plot_tradeoff(res()),
             "gamma_sensitivity": gsens}
