@@ -236,8 +236,10 @@ def _cope_kb(folder: Path):
     for part in sorted(set(r.part) - {"fig2", "fig3"}):
         other = part.split("_", 1)[1]
         fo = r[r.part == part]
-        figs[f"fig2_{other}_constants"] = (lambda fo=fo, other=other: pl.plot_fig2(
-            fo, dict(p, fc_methods=list(dict.fromkeys(fo.method))), constants=other))
+        ms = [m for m in p["fc_methods"] if m in set(fo.method)]  # the notebook's order (its fc_methods)
+        ms += [m for m in dict.fromkeys(fo.method) if m not in ms]
+        figs[f"fig2_{other}_constants"] = (lambda fo=fo, other=other, ms=ms: pl.plot_fig2(
+            fo, dict(p, fc_methods=ms), constants=other))
     return figs
 
 
