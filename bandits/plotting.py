@@ -247,11 +247,22 @@ def legend_below(fig, axes=None, handles=None, labels=None, ncol: int | None = N
 
 def suptitle(fig, text: str, fontsize: float = 10, **kw):
     """``fig.suptitle`` wrapped to the figure's width (a title wider than the figure widens the saved
-    image and shrinks everything else when the page scales it down)."""
-    import textwrap
+    image and shrinks everything else when the page scales it down). Lines break only after a comma or
+    a semicolon, so that a phrase ("3 of the paper's 10 runs") stays on one line."""
+    import re
 
     width = max(20, int(fig.get_figwidth() * 72 / (0.55 * fontsize)))  # characters of ≈ 0.55 em per line
-    return fig.suptitle("\n".join(textwrap.fill(line, width) for line in text.split("\n")), fontsize=fontsize, **kw)
+    lines = []
+    for para in text.split("\n"):
+        cur = ""
+        for chunk in re.split(r"(?<=[,;]) ", para):
+            if cur and len(cur) + 1 + len(chunk) > width:
+                lines.append(cur)
+                cur = chunk
+            else:
+                cur = f"{cur} {chunk}" if cur else chunk
+        lines.append(cur)
+    return fig.suptitle("\n".join(lines), fontsize=fontsize, **kw)
 
 
 def tight(fig, bottom: float = 0.0, pad_px: float = 4.0):
