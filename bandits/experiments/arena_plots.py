@@ -38,7 +38,7 @@ def plot_pareto(res: ArenaResults, protocol: str, unit: str = "scalars"):
     tested (method, communication value) with ±1 s.e. bars, the non-dominated front of that unit as a step
     line, one panel per env. Each method appears once per panel and value (Eager-KernelUCB, identical to
     Coop-KernelUCB on the complete graph, is not run)."""
-    from ..plotting import setup_style
+    from ..plotting import legend_below, setup_style, suptitle
 
     check("unit", unit, one_of(*tuple(UNITS)))
     col, _, front = UNITS[unit]
@@ -74,15 +74,13 @@ def plot_pareto(res: ArenaResults, protocol: str, unit: str = "scalars"):
             ax.annotate("0", (floor, ax.get_ylim()[1]), fontsize=7, ha="center", va="top", color="0.4")
     for ax in axes.ravel()[len(envs):]:
         ax.axis("off")
-    fig.legend(list(seen.values()), list(seen.keys()), loc="lower center", ncol=min(6, len(seen)),
-               bbox_to_anchor=(0.5, -0.02 - 0.03 * (len(seen) > 6)))
     N, T = (res.params["N_sync"], res.params["T_sync"]) if protocol == "sync" else (res.params["N_async"],
                                                                                     res.params["T_async"])
     name = "synchronous federated (complete graph for Coop-KernelUCB)" if protocol == "sync" else \
         "asynchronous (one client per step)"
-    fig.suptitle(f"Arena, {name}: N = {N}, T = {T}, {res.params['n_runs']} runs; cost in {unit}; front dashed, "
-                 "circled")
-    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
+    suptitle(fig, f"Arena, {name}: N = {N}, T = {T}, {res.params['n_runs']} runs; cost in {unit}; front dashed, "
+                  "circled", fontsize=11)
+    legend_below(fig, handles=list(seen.values()), labels=list(seen.keys()), ncol=min(6, len(seen)), fontsize=8)
     return fig
 
 
@@ -124,7 +122,7 @@ def plot_map(map_runs, env: str, budgets=MAP_BUDGETS):
     coloured and labelled by the method with the lowest mean R(t) within the budget (:func:`map_table`)."""
     from matplotlib.colors import ListedColormap
 
-    from ..plotting import setup_style
+    from ..plotting import setup_style, suptitle, tight
 
     plt = setup_style()
     tab = map_table(map_runs[map_runs.env == env], budgets)
@@ -133,7 +131,7 @@ def plot_map(map_runs, env: str, budgets=MAP_BUDGETS):
     methods = [m for m in ALL_METHODS if m in set(tab.method.dropna())]
     idx = {m: i for i, m in enumerate(methods)}
     cmap = ListedColormap([_COLORS.get(m, "#cccccc") for m in methods] or ["#cccccc"])
-    fig, axes = plt.subplots(1, len(ts), figsize=(4.0 * len(ts), 0.8 + 0.7 * len(Ns)), squeeze=False)
+    fig, axes = plt.subplots(1, len(ts), figsize=(4.0 * len(ts), 1.3 + 0.75 * len(Ns)), squeeze=False)
     blabels = ["0" if b == 0 else ("no limit" if math.isinf(b) else f"1e{int(round(math.log10(b)))}")
                for b in budgets]
     for ax, t in zip(axes.ravel(), ts):
@@ -152,7 +150,7 @@ def plot_map(map_runs, env: str, budgets=MAP_BUDGETS):
         ax.set_title(f"t = {t}")
     sub = map_runs[map_runs.env == env]
     n = int(sub.groupby(["N", "method", "value"]).rep.nunique().max()) if len(sub) and "rep" in sub else 0
-    fig.suptitle(f"The map, {ENV_TITLES.get(env, env)}, asynchronous: the lowest mean R(t) within each budget"
-                 + (f" (mean of {n} run{'s' if n != 1 else ''} per point)" if n else ""))
-    fig.tight_layout()
+    suptitle(fig, f"The map, {ENV_TITLES.get(env, env)}, asynchronous: the lowest mean R(t) within each budget"
+                  + (f" (mean of {n} run{'s' if n != 1 else ''} per point)" if n else ""), fontsize=11)
+    tight(fig)
     return fig

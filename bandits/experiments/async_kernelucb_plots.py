@@ -24,11 +24,11 @@ def plot_fig2(res: Fig2Results, band: str = "se"):
     end, so a stuck run shows as an outlier instead of a band below zero. Random play's expected
     regret (:func:`random_reference`, dashed) is on every regret panel; a panel where every method's
     mean R(T) is at least :data:`NEAR_RANDOM` (half) of random play's says "near random play"."""
-    from ..plotting import BAND_TEXT, band_plot, setup_style
+    from ..plotting import BAND_TEXT, band_plot, legend_below, setup_style, suptitle
 
     plt = setup_style()
     envs = res.params["envs"]
-    fig, axes = plt.subplots(2, len(envs), figsize=(3.1 * len(envs), 5.6), squeeze=False)
+    fig, axes = plt.subplots(2, len(envs), figsize=(max(3.1 * len(envs), 4.4), 6.2), squeeze=False)
     for j, env in enumerate(envs):
         for m in res.params["methods"]:
             c = res.curves[(res.curves.env == env) & (res.curves.method == m)]
@@ -61,30 +61,41 @@ def plot_fig2(res: Fig2Results, band: str = "se"):
         axes[1, j].set_xlabel("t")
     axes[0, 0].set_ylabel("cumulative regret")
     axes[1, 0].set_ylabel("communication (scalars, total)\nN-KernelUCB = 0 at the floor")
-    axes[0, -1].legend(fontsize=6.5)
     p = res.params
-    fig.suptitle(f"Async-KernelUCB Figure 2 reproduced: T={p['T']}, N={p['N']}, {runs_text(p['n_runs'])}, "
-                 f"{BAND_TEXT[band]} (points: single runs at T)", fontsize=10)
-    fig.tight_layout()
+    suptitle(fig, f"Async-KernelUCB Figure 2 reproduced: T={p['T']}, N={p['N']}, {runs_text(p['n_runs'])}, "
+                  f"{BAND_TEXT[band]} (points: single runs at T)")
+    # one legend under the panels: inside a panel it covers curves and the panel's note on random play
+    legend_below(fig, axes, ncol=4 if len(envs) > 2 else 2)
     return fig
 
 
 def plot_tradeoff(res: Fig2Results):
-    from ..plotting import setup_style
+    """Final R(T) against C(T) (log; C = 0 drawn at 1), the mean over runs per method, one panel per
+    environment, three panels a row, one legend under them."""
+    from ..plotting import legend_below, setup_style
 
     plt = setup_style()
     envs = res.params["envs"]
-    fig, axes = plt.subplots(1, len(envs), figsize=(3.1 * len(envs), 3), squeeze=False)
+    ncol = min(3, len(envs))
+    nrow = int(np.ceil(len(envs) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(max(3.3 * ncol, 4.4), 2.9 * nrow + 0.4), squeeze=False)
     s = res.runs.groupby(["env", "method"])[["R_T", "C_T"]].mean().reset_index()
-    for ax, env in zip(axes[0], envs):
-        for r in s[s.env == env].itertuples():
-            ax.scatter(max(r.C_T, 1.0), r.R_T, color=_COLORS.get(r.method), label=r.method, s=25)
+    order = [m for m in res.params.get("methods", []) if m in set(s.method)] + \
+        [m for m in dict.fromkeys(s.method) if m not in res.params.get("methods", [])]
+    for k, (ax, env) in enumerate(zip(axes.ravel(), envs)):
+        se = s[s.env == env].set_index("method")
+        for m in order:
+            if m in se.index:
+                ax.scatter(max(se.loc[m, "C_T"], 1.0), se.loc[m, "R_T"], color=_COLORS.get(m), label=m, s=25)
         ax.set_xscale("log")
-        ax.set_xlabel("C(T)")
+        if k // ncol == nrow - 1 or k + ncol >= len(envs):
+            ax.set_xlabel("C(T), scalars (0 drawn at 1)")
+        if k % ncol == 0:
+            ax.set_ylabel("R(T)")
         ax.set_title(ENV_TITLES[env], fontsize=9)
-    axes[0, 0].set_ylabel("R(T)")
-    axes[0, -1].legend(fontsize=6)
-    fig.tight_layout()
+    for ax in axes.ravel()[len(envs):]:
+        ax.set_visible(False)
+    legend_below(fig, axes, ncol=4 if len(order) > 3 else len(order))
     return fig
 
 
@@ -93,18 +104,22 @@ def plot_gamma_sensitivity(table, res: Fig2Results | None = None):
     marker per (method, γ) at q = 1 joined by a line in γ order, the q variations as open markers,
     stand-ins from the tuning runs hatched grey; OneKernelUCB, the linear methods and random play
     from Figure 2 (``res``) as references."""
-    from ..plotting import setup_style
+    from ..plotting import place_labels, setup_style
 
     plt = setup_style()
     if table is None or not len(table) or "env" not in table:  # no environment of gsens_envs among envs
         fig, ax = plt.subplots(figsize=(4.4, 1.6))
         ax.axis("off")
-        ax.text(0.5, 0.5, "γ/q panel: none of its environments (gsens_envs) is in this run's envs",
+        ax.text(0.5, 0.5, "γ/q panel: none of its environments\n(gsens_envs) is in this run's envs",
                 ha="center", va="center", fontsize=9)
         return fig
     envs = list(dict.fromkeys(table.env))
     fig, axes = plt.subplots(1, len(envs), figsize=(4.4 * len(envs), 3.6), squeeze=False)
     marks = {0.1: "v", 1.0: "o", 4.0: "^"}
+    todo = []  # the dictionary-size labels, placed apart once the layout is final
+    # the other q: open markers, one shape per q (a legend entry per q that the reader can tell apart)
+    qmarks = {q: mk for q, mk in zip(sorted({float(q) for q in table.q if not np.isclose(q, 1.0)}),
+                                     ["D", "P", "X", "h", "*", "p"] * 4)}
     for ax, env in zip(axes[0], envs):
         t = table[table.env == env]
         for m in NYSTROM_METHODS:
@@ -117,10 +132,10 @@ def plot_gamma_sensitivity(table, res: Fig2Results | None = None):
                            facecolor="none" if stand_in else _COLORS[m], edgecolor=_COLORS[m],
                            hatch="///" if stand_in else None,
                            label=f"{m} γ={r.gamma:g}" + (f" (T={r.T}, tuning)" if stand_in else ""))
-                ax.annotate(f"|S|≈{r.dict_size:.0f}", (max(r.C_T, 1.0), r.R_T), fontsize=5.5,
-                            xytext=(3, 3), textcoords="offset points")
+                todo.append((ax, max(r.C_T, 1.0), r.R_T, f"|S|≈{r.dict_size:.0f}", _COLORS[m]))
             for r in t[(t.method == m) & ~np.isclose(t.q, 1.0)].itertuples():
-                ax.scatter(max(r.C_T, 1.0), r.R_T, marker="D", s=22, facecolor="white", edgecolor=_COLORS[m],
+                ax.scatter(max(r.C_T, 1.0), r.R_T, marker=qmarks[float(r.q)], s=24, facecolor="white",
+                           edgecolor=_COLORS[m],
                            label=f"{m} q={r.q:g} (γ={r.gamma:g})")
         if res is not None:
             fin = res.runs[res.runs.env == env].groupby("method")[["R_T", "C_T"]].mean()
@@ -137,4 +152,8 @@ def plot_gamma_sensitivity(table, res: Fig2Results | None = None):
     axes[0, 0].set_ylabel("R(T)")
     axes[0, -1].legend(fontsize=5.5, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
+    for ax in axes[0]:
+        mine = [t for t in todo if t[0] is ax]
+        place_labels(ax, [t[1] for t in mine], [t[2] for t in mine], [t[3] for t in mine],
+                     colors=[t[4] for t in mine], fontsize=5.5)
     return fig

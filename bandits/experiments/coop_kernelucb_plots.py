@@ -20,11 +20,11 @@ def plot_fig1(res: Fig1Results, band: str = "se"):
     methods solid, the ablations (oracle ``K_z``, the σ_z variant) dashed."""
     import matplotlib.pyplot as plt
 
-    from ..plotting import BAND_TEXT, band_plot, color_for, setup_style
+    from ..plotting import BAND_TEXT, band_plot, color_for, legend_right, setup_style, suptitle, tight
 
     setup_style()
     rows, graphs = res.params["rows"], res.params["graphs"]
-    fig, axes = plt.subplots(len(rows), len(graphs), figsize=(4.2 * len(graphs), 3.6 * len(rows)), squeeze=False)
+    fig, axes = plt.subplots(len(rows), len(graphs), figsize=(4.0 * len(graphs) + 2.2, 3.6 * len(rows)), squeeze=False)
     cur = res.curves
     for i, row in enumerate(rows):
         for j, graph in enumerate(graphs):
@@ -44,10 +44,10 @@ def plot_fig1(res: Fig1Results, band: str = "se"):
             ax.set_xlabel("round t")
             if j == 0:
                 ax.set_ylabel(f"{'linear' if row == 'linear' else 'RBF'} K_x: per-agent regret")
-            ax.legend(fontsize=6, loc="upper left")
+        legend_right(axes[i, -1], fontsize=7)  # the row's methods, once, beside it (inside, it covers curves)
     dashed = any(m not in PAPER_METHODS[row] for row in rows for m in row_methods(res.params, row))
-    fig.suptitle(f"Coop-KernelUCB Figure 1: V = {res.params['V']}, {res.params['n_runs']} of the paper's "
-                 f"{PAPER_RUNS} trials per panel{' (dashed: ablations, not in the paper)' if dashed else ''}, "
-                 f"{BAND_TEXT.get(band, band)}", fontsize=10)
-    fig.tight_layout()
+    suptitle(fig, f"Coop-KernelUCB Figure 1: V = {res.params['V']}, {res.params['n_runs']} of the paper's "
+                  f"{PAPER_RUNS} trials per panel{' (dashed: ablations, not in the paper)' if dashed else ''}, "
+                  f"{BAND_TEXT.get(band, band)}")
+    tight(fig)
     return fig

@@ -18,12 +18,12 @@ def plot_fig1(res: Fig1Results, convention: str = "paper", methods=None, band: s
     """The 2 × 4 panels of Figure 1 at each method's selected β: the mean with a standard-error
     band (``band``: see :func:`bandits.plotting.mean_band`) clipped at 0, and every run's final
     value as a point beside the curve's end."""
-    from ..plotting import BAND_TEXT, band_plot, color_for, setup_style
+    from ..plotting import BAND_TEXT, band_plot, color_for, setup_style, suptitle, tight
 
     plt = setup_style()
     methods = methods or [m for m in BASE_METHODS if m in res.params["methods"]]
     fns = res.params["functions"]
-    fig, axes = plt.subplots(2, len(fns), figsize=(3.2 * len(fns), 5.4), squeeze=False)
+    fig, axes = plt.subplots(2, len(fns), figsize=(3.2 * len(fns), 6.4), squeeze=False)
     sel = res.selected.set_index(["function", "method"])["beta"]
     col = "comm_paper" if convention == "paper" else "comm_code"
     letters = "abcdefghijklmnop"
@@ -41,27 +41,34 @@ def plot_fig1(res: Fig1Results, convention: str = "paper", methods=None, band: s
         axes[0, j].set_title(f"({letters[j]}) {PANEL_TITLES.get(fn, fn)}")
         axes[1, j].set_title(f"({letters[len(fns) + j]}) {PANEL_TITLES.get(fn, fn)}")
         axes[1, j].set_xlabel("Time")
-        axes[0, j].legend(fontsize=6.5)
+        # each panel's own β in its legend, under the panel (a legend inside would cover the curves)
+        # (the top row's time axis is the bottom row's: its tick labels give way to the legend)
+        axes[0, j].tick_params(labelbottom=False)
+        axes[0, j].legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.03), ncol=1,
+                          borderaxespad=0.0)
     axes[0, 0].set_ylabel("Regret")
     unit = "per agent, up + down (Eq. 2)" if convention == "paper" else "total uplink (authors' code)"
     axes[1, 0].set_ylabel(f"Communication cost\n{unit}")
     p = res.params
-    fig.suptitle(f"DUETS Figure 1 reproduced: N={p['N']}, T={p['T']}, M={p['M']} candidates, "
-                 f"{p['n_runs']} runs, {BAND_TEXT[band]} (points: single runs at T)", fontsize=10)
-    fig.tight_layout()
+    suptitle(fig, f"DUETS Figure 1 reproduced: N={p['N']}, T={p['T']}, M={p['M']} candidates, "
+                  f"{p['n_runs']} runs, {BAND_TEXT[band]} (points: single runs at T)")
+    tight(fig)
     return fig
 
 
 def plot_beta_grid(res: Fig1Results):
-    """Final regret vs β for every method and function (the whole tuning grid)."""
-    from ..plotting import color_for, setup_style
+    """Final regret vs β for every method and function (the whole tuning grid): mean ± 1 s.e. (the bar
+    clipped at R = 0), the β grid as the ticks; two panels a row, one legend under them."""
+    from ..plotting import color_for, legend_below, setup_style, value_ticks
 
     plt = setup_style()
     fns = res.params["functions"]
-    fig, axes = plt.subplots(1, len(fns), figsize=(3.2 * len(fns), 2.8), squeeze=False)
+    ncol = min(2, len(fns))
+    nrow = int(np.ceil(len(fns) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(3.6 * ncol, 2.6 * nrow), squeeze=False)
     g = res.runs.groupby(["function", "method", "beta"])["R_T"].agg(["mean", "std", "count"]).reset_index()
     for j, fn in enumerate(fns):
-        ax = axes[0, j]
+        ax = axes.ravel()[j]
         for i, m in enumerate(res.params["methods"]):
             s = g[(g.function == fn) & (g.method == m)]
             se = (s["std"] / np.sqrt(s["count"])).fillna(0).to_numpy()
@@ -69,33 +76,38 @@ def plot_beta_grid(res: Fig1Results):
             ax.errorbar(s.beta, s["mean"], yerr=[lo, se], label=m, color=color_for(m, i),
                         marker="o", ms=3, capsize=2, lw=1)
         ax.set_xscale("log")
+        value_ticks(ax, g.beta[g.function == fn])
         ax.set_title(PANEL_TITLES.get(fn, fn))
-        ax.set_xlabel("β")
-    axes[0, 0].set_ylabel("R(T), mean ± s.e.")
-    axes[0, -1].legend(fontsize=6.5)
-    fig.tight_layout()
+        if j // ncol == nrow - 1 or j + ncol >= len(fns):
+            ax.set_xlabel("β")
+        if j % ncol == 0:
+            ax.set_ylabel("R(T), mean ± s.e.")
+    for ax in axes.ravel()[len(fns):]:
+        ax.set_visible(False)
+    legend_below(fig, axes, ncol=3)
     return fig
 
 
 def plot_variants(res: Fig1Results):
-    """Paper vs code choices for DUETS: final regret and communication at each variant's β."""
-    from ..plotting import setup_style
+    """Paper vs code choices for DUETS: final regret and communication at each variant's β (the
+    variants in shades of DUETS' colour)."""
+    from ..plotting import legend_below, line_styles, setup_style
 
     plt = setup_style()
     runs = at_selected(res)
     ms = [m for m in ("DUETS",) + VARIANTS if m in res.params["methods"]]
     fns = res.params["functions"]
-    fig, axes = plt.subplots(1, 3, figsize=(11, 2.9))
+    styles = line_styles(ms)
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
     w = 0.8 / len(ms)
     for i, m in enumerate(ms):
         s = runs[runs.method == m].groupby("function")[["R_T", "C_paper", "C_code"]].mean().reindex(fns)
         x = np.arange(len(fns)) + i * w
         for ax, col in zip(axes, ["R_T", "C_paper", "C_code"]):
-            ax.bar(x, s[col].values, width=w, label=m)
+            ax.bar(x, s[col].values, width=w, label=m, color=styles[m][0])
     for ax, title in zip(axes, ["R(T)", "communication, paper's unit", "communication, code's unit"]):
         ax.set_xticks(np.arange(len(fns)) + 0.4 - w / 2)
         ax.set_xticklabels(fns)
         ax.set_title(title)
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
+    legend_below(fig, axes[:1], ncol=len(ms))
     return fig

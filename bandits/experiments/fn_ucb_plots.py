@@ -18,43 +18,64 @@ PANELS = {"1a": "(1a) cosine", "1b": "(1b) square", "1c": "(1c) cosine, componen
 
 
 def plot_panels(res: FNResults, figures, official: bool | None = False, band: str = "se"):
-    """One panel per (figure, env): R̄(t), mean ± s.e. over runs (``official``: None shows both modes)."""
-    from ..plotting import BAND_TEXT, band_plot, color_for, setup_style
+    """One panel per (figure, env): R̄(t), mean ± s.e. over runs (``official``: None shows both modes).
+
+    Two panels a row, each with its legend under it (never over the curves). A curve and its
+    ``[official]`` twin (the official code's training) share a colour, the twin dashed; the curves of one
+    method (e.g. FN-UCB at several N) are shades of one hue, and no two methods share a colour
+    (:func:`bandits.plotting.line_styles`, per panel)."""
+    from ..plotting import BAND_TEXT, band_plot, line_styles, setup_style, suptitle, tight
 
     plt = setup_style()
     c = res.curves
     keys = [(f, e) for f in figures for e in c[c.figure == f].env.unique()]
     if not keys:
         return None
-    ncol = min(4, len(keys))
+    sel = c[c.figure.isin(list(figures))]
+    if official is not None:
+        sel = sel[sel.official == official]
+    rr_all = res.runs[res.runs.figure.isin(list(figures))]
+    if official is not None:
+        rr_all = rr_all[rr_all.official == official]
+    labels = {k: list(dict.fromkeys(list(sel[(sel.figure == k[0]) & (sel.env == k[1])].label)
+                                    + list(rr_all[(rr_all.figure == k[0]) & (rr_all.env == k[1])].label)))
+              for k in keys}
+    # a legend's columns: two where its entries are short (the diverged-runs notes lengthen them)
+    leg_cols = {k: 2 if max((len(x) for x in v), default=0) <= 26 else 1 for k, v in labels.items()}
+    leg_rows = max(int(np.ceil(len(v) / leg_cols[k])) for k, v in labels.items())
+    ncol = min(2, len(keys))
     nrow = int(np.ceil(len(keys) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.6 * ncol, 3.0 * nrow), squeeze=False)
+    leg_h = 0.15 * leg_rows + 0.45  # inches under each panel for its legend
+    fig, axes = plt.subplots(nrow, ncol, figsize=(5.0 * ncol, (3.0 + leg_h) * nrow), squeeze=False)
     for ax, (f, e) in zip(axes.ravel(), keys):
         s = c[(c.figure == f) & (c.env == e)]
         if official is not None:
             s = s[s.official == official]
-        for i, lab in enumerate(dict.fromkeys(s.label)):
+        styles = line_styles(labels[(f, e)])
+        for lab in dict.fromkeys(s.label):
             piv = s[s.label == lab].pivot(index="rep", columns="t", values="regret")
             r = res.runs[(res.runs.figure == f) & (res.runs.env == e) & (res.runs.label == lab)]
             n_fail = int(failed_mask(r).sum())
             shown = lab + (f" ({n_fail} of {len(r)} runs diverged)" if n_fail else "")
-            band_plot(ax, piv.columns.values, piv.values, shown, color_for(lab, i), band=band, bounds=(0, None),
-                      linestyle="--" if "[official]" in lab else "-")
+            col, ls = styles[lab]
+            band_plot(ax, piv.columns.values, piv.values, shown, col, band=band, bounds=(0, None), linestyle=ls)
         rr = res.runs[(res.runs.figure == f) & (res.runs.env == e)]
         if official is not None:
             rr = rr[rr.official == official]
         for lab, g in rr.groupby("label", sort=False):
             if lab not in set(s.label):  # every run of this curve diverged: say so in the legend
-                ax.plot([], [], color="0.5", label=f"{lab} (all {len(g)} runs diverged)")
+                ax.plot([], [], color=styles[lab][0], ls=":", label=f"{lab} (all {len(g)} runs diverged)")
         ax.set_title(PANELS.get(f, f) + ("" if f not in ("3", "4") else f": {e}"), fontsize=9)
         ax.set_xlabel("Iterations")
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=leg_cols[(f, e)], borderaxespad=0.0,
+                  columnspacing=1.0, handlelength=2.2)
     for ax in axes[:, 0]:
-        ax.set_ylabel("Cumulative regret (avg. over agents)")
+        ax.set_ylabel("Cumulative regret\n(avg. over agents)")
     for ax in axes.ravel()[len(keys):]:
         ax.set_visible(False)
-    fig.suptitle(f"FN-UCB reproduced: T={res.params['T']}, {res.params['n_runs']} runs, {BAND_TEXT[band]}", fontsize=10)
-    fig.tight_layout()
+    suptitle(fig, f"FN-UCB reproduced: T={res.params['T']}, {res.params['n_runs']} runs, {BAND_TEXT[band]}"
+                  + ("; dashed: the official code's training" if official is None and sel.official.any() else ""))
+    tight(fig)
     return fig
 
 

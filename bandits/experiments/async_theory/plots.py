@@ -24,11 +24,11 @@ _QCOL = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
 
 def plot_c1(res: TheoryResults):
     """C1: |S_B| and the Lemma 4.1 bound vs q (log y), with d_eff; |S| against t per q."""
-    from ...plotting import band_plot, setup_style
+    from ...plotting import band_plot, legend_right, setup_style
 
     plt = setup_style()
     c1, cur = res.c1, res.c1_curves
-    fig, (a0, a1) = plt.subplots(1, 2, figsize=(9, 3.4))
+    fig, (a0, a1) = plt.subplots(1, 2, figsize=(10.5, 3.6))
     for j, D in enumerate(sorted(c1.D.unique())):
         s = c1[c1.D == D].groupby("q")[["dict_size", "size_bound", "d_eff", "expected_size"]].mean()
         col = _QCOL[j % len(_QCOL)]
@@ -43,7 +43,7 @@ def plot_c1(res: TheoryResults):
     a0.set_xlabel("q (RLS oversampling)")
     a0.set_ylabel("size")
     a0.set_title("C1: dictionary size vs Lemma 4.1 (x: Σp̃)")
-    a0.legend(fontsize=6)
+    legend_right(a0, fontsize=6)
     D0 = sorted(cur.D.unique())[len(cur.D.unique()) // 2]
     for j, q in enumerate(sorted(cur.q.unique())):
         c = cur[(cur.q == q) & (cur.D == D0)]
@@ -90,12 +90,13 @@ def plot_c4(res: TheoryResults):
 
 def plot_c5(res: TheoryResults):
     """C5: final (C_T, R_T) per setting (means over runs) with Pareto fronts per (method, q)."""
-    from ...plotting import setup_style
+    from ...plotting import place_labels, setup_style
 
     plt = setup_style()
     pts = c5_points(res.c5)
     fig, ax = plt.subplots(figsize=(6, 4))
     styles = {ASYNC: ("o", "-"), APPROX: ("s", "--")}
+    labels = []  # Async's points, labelled with their D once the layout is final
     for j, q in enumerate(sorted(pts.q.dropna().unique())):
         col = _QCOL[j % len(_QCOL)]
         for m, (mk, ls) in styles.items():
@@ -106,8 +107,7 @@ def plot_c5(res: TheoryResults):
             f = _pareto(s)
             ax.plot(f.C_T, f.R_T, ls, color=col, lw=1.2, label=f"{m}, q={fmt(q)}")
             if m == ASYNC:
-                for r in s.itertuples():
-                    ax.annotate(f"D={r.D_label}", (r.C_T, r.R_T), fontsize=5, alpha=0.7)
+                labels.append(s)
     for m, col in ((ONE, "k"), (NK, "grey")):
         s = pts[pts.method == m]
         if len(s):
@@ -120,12 +120,14 @@ def plot_c5(res: TheoryResults):
     ax.set_title(f"C5: regret–communication trade-off (d={p['d']}, N={p['N']}, T={p['T']})")
     ax.legend(fontsize=6.5)
     fig.tight_layout()
+    for s in labels:  # placed apart (neighbouring D nearly coincide on the log axis)
+        place_labels(ax, s.C_T, s.R_T, [f"D={d}" for d in s.D_label], fontsize=5, alpha=0.8)
     return fig
 
 
 def plot_scaling(res: TheoryResults):
     """C6 (B, R_T vs N) and C7 (R_T vs T, log-log)."""
-    from ...plotting import setup_style
+    from ...plotting import setup_style, value_ticks
 
     plt = setup_style()
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
@@ -149,6 +151,7 @@ def plot_scaling(res: TheoryResults):
                          label=f"{lab} (slope {fmt(loglog_slope(g.index, g.values))})")
         axes[1].set_xscale("log")
         axes[1].set_yscale("log")
+        value_ticks(axes[1], sorted(res.c7["T"].unique()))
         axes[1].set_xlabel("T")
         axes[1].set_ylabel("R_T")
         axes[1].set_title("C7: regret growth")
@@ -163,7 +166,8 @@ def plot_extra(ext: ExtraResults):
     from ...plotting import setup_style
 
     plt = setup_style()
-    fig, ax = plt.subplots(1, 4, figsize=(15, 3.4))
+    fig, ax = plt.subplots(2, 2, figsize=(9.5, 6.4))  # 2 × 2: a 1 × 4 strip is unreadable at a page's width
+    ax = ax.ravel()
     if ext.c2 is not None and len(ext.c2):
         g = ext.c2.groupby("q").eps_hat
         ax[0].errorbar(g.mean().index, g.mean().values, g.std().fillna(0).values, marker="o", label="ε̂ (mean ± s.d.)")

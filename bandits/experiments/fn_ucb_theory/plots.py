@@ -7,11 +7,12 @@ from .runs import TheoryResults
 
 
 def plot_rounds(res: TheoryResults):
-    """C_T vs D (E5, with Theorem 2's bound) and vs N (E6), log–log, mean ± s.e. over runs."""
-    from ...plotting import setup_style
+    """C_T vs D (E5, with Theorem 2's bound) and vs N (E6), log–log, mean ± s.e. over runs; one legend
+    under the panels."""
+    from ...plotting import legend_below, plain_log_labels, setup_style, value_ticks
 
     plt = setup_style()
-    fig, axes = plt.subplots(1, 2, figsize=(8, 3))
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.6))
     for ax, (chk, x) in zip(axes, (("E5", "D"), ("E6", "N"))):
         r = res.runs[res.runs.check == chk]
         ro = res.runs[res.runs.check == chk + "o"]  # the official code's training, where run
@@ -28,11 +29,12 @@ def plot_rounds(res: TheoryResults):
             ax.plot(s.index, ref, "k:", label="∝ D^(−1/2)")
         ax.set_xscale("log")
         ax.set_yscale("log")
+        value_ticks(ax, r[x].unique())
+        plain_log_labels(ax, "y")
         ax.set_xlabel(x + (" (D = c·T/N)" if chk == "E6" else ""))
         ax.set_title(f"{chk}: communication rounds vs {x}", fontsize=9)
-        ax.legend(fontsize=7)
     axes[0].set_ylabel("rounds C_T")
-    fig.tight_layout()
+    legend_below(fig, axes, ncol=3)
     return fig
 
 
@@ -62,10 +64,11 @@ def plot_regret(res: TheoryResults):
 def plot_more(res: TheoryResults):
     """E2 (total regret vs N, with the single agent run N_E2·T steps), E8 (α_t vs t), E12 (coverage vs ν)
     and E14 (linearisation error vs m): means ± s.e. over runs, one panel each."""
-    from ...plotting import setup_style
+    from ...plotting import setup_style, value_ticks
 
     plt = setup_style()
-    fig, axes = plt.subplots(1, 4, figsize=(14, 3))
+    fig, axes = plt.subplots(2, 2, figsize=(8.5, 6.2))  # 2 × 2: a 1 × 4 strip is unreadable at a page's width
+    axes = axes.ravel()
     p = res.params
 
     def errbar(ax, g, x, col, label, marker="o", **kw):
@@ -81,6 +84,7 @@ def plot_more(res: TheoryResults):
                 ls="none", capsize=2, label=f"N = 1 for {p['N_E2'] * p['T_E2']} steps")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    value_ticks(ax, list(e2n.N.unique()) + [p["N_E2"]])
     ax.set_xlabel("N")
     ax.set_title("E2: total regret vs N", fontsize=9)
     ax = axes[1]
@@ -102,9 +106,10 @@ def plot_more(res: TheoryResults):
     errbar(ax, res.linear, "m", "err_opt", "GD part (err_opt)", marker="s")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    value_ticks(ax, res.linear.m.unique())
     ax.set_xlabel("width m")
     ax.set_title("E14: linearisation error vs m", fontsize=9)
     for ax in axes:
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
     return fig
