@@ -50,8 +50,9 @@ no longer unit norm: shuttle's have norms up to 32.4 (median 2.0, 11 % above 4),
 (median 2.3, 15 % above 4). With the code's network (N(0, 1) weights, :mod:`bandits.neural`) the
 curvature of the training loss grows with ``‖x‖²``: one such row among an agent's first few points
 puts ``lr · λ_max`` of the loss Hessian far above 2 at lr = 0.01, and gradient descent diverges in
-a few steps (``tests/test_fn_ucb.py``; the official code diverges on the same rows, see
-``figures/fn_ucb/NOTE.md``). Labels → ``0..K−1`` in sorted order of the distinct labels (the code's
+a few steps (``tests/test_fn_divergence.py``). The official code itself, run on the rows and θ0 of a
+diverged run of this package, diverges at the same training call (its Neural UCB [diag] on shuttle), and
+with its own preprocessing its Neural UCB / TS [diag] diverge in 3 of 40 row orders. Labels → ``0..K−1`` in sorted order of the distinct labels (the code's
 ``OrdinalEncoder``). Shuttle: 58000 × 9, K = 7, context dim 63; MAGIC: 19020 × 10, K = 2, context dim 20.
 
 Row streams: every agent walks its own shuffled copy of the dataset (``stream="permutation"``, the

@@ -90,7 +90,7 @@ context of large norm: the loss curvature grows with ``‖x‖²`` and ``lr · �
 ``data_multi.py``) leaves shuttle rows of norm up to 32 and MAGIC rows up to 15.7; with it a smoke test of every
 full-mode configuration at T = 30 found 7 diverged runs of 202 (MAGIC FN-UCB N = 5 run 2; shuttle diag m = 50
 FN-UCB N = 5 run 2 at every D, Neural UCB/TS [diag] run 1), and the official code, run on the same rows and
-θ0, diverges in the same runs of the baselines (``figures/fn_ucb/NOTE.md``). The paper's contexts have unit
+θ0, diverges in the same runs of the baselines (:mod:`bandits.envs.fn_ucb`). The paper's contexts have unit
 norm (Assumption 1; Sec. 5.2's protocol of Zhang et al. 2021), which the plain curves now use: there no run
 diverges. The "[official]" curves keep the code's preprocessing. Every cell still carries
 ``on_divergence="record"`` (:func:`bandits.runner.run_cell`): a run that diverges is kept in ``runs.csv`` with its
