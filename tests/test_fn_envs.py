@@ -100,7 +100,8 @@ def test_preprocessing_matches_the_recipe():
     Xn = np.nan_to_num(X, nan=-1.0)
     Xn = Xn / np.linalg.norm(Xn, axis=1, keepdims=True)
     np.testing.assert_allclose(preprocess_features(X, standardize=False), Xn)
-    Xs = preprocess_features(X)
+    np.testing.assert_allclose(preprocess_features(X), Xn)  # the paper's unit-norm rows by default
+    Xs = preprocess_features(X, standardize=True)
     np.testing.assert_allclose(Xs, (Xn - Xn.mean(0)) / Xn.std(0))
     np.testing.assert_allclose(Xs, StandardScaler().fit_transform(Xn))
 
@@ -188,7 +189,10 @@ def test_real_shuttle(real_file):
     env = make_env({"kind": "fn_classification", "dataset": "shuttle"})
     assert env.n_arms == 7 and env.dim == 63 and env.n == 58000
     assert env.info["class_counts"] == [45586, 50, 171, 8903, 3267, 10, 13]
-    np.testing.assert_allclose(env.X.mean(0), 0.0, atol=1e-10)
+    np.testing.assert_allclose(np.linalg.norm(env.X, axis=1), 1.0)  # Assumption 1
+    code = make_env({"kind": "fn_classification", "dataset": "shuttle", "standardize": True})
+    np.testing.assert_allclose(code.X.mean(0), 0.0, atol=1e-10)
+    assert 32 < np.linalg.norm(code.X, axis=1).max() < 33  # the official code's rows: up to 32.4
     _, arms, means = env.round(0, 5, np.random.default_rng(0))
     assert arms.X.shape == (5, 7, 63) and (means.sum(1) == 1).all()
 

@@ -233,7 +233,7 @@ def env_spec(env: str, p: dict) -> dict:
         return {"name": "f1", "kind": "contextual", "K": 20, "noise_std": 0.1, "schedule": "sync"}
     if env == "cosine":
         return {"kind": "fn_synthetic", "function": "cosine", "d": 10, "K": 4, "noise_std": 0.01}
-    return {"kind": "fn_classification", "dataset": env}
+    return {"kind": "fn_classification", "dataset": env, "standardize": True}  # standardised rows (ℓ = √d_raw)
 
 
 def make_arena_env(spec: dict, protocol: str, n_agents: int, env_seed: int = 0):
