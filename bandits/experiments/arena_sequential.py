@@ -336,15 +336,16 @@ class ArenaMapSequential:
 
 
 def decide_map(folder, design, budget_s: float = math.inf, cache_dir=None, n_jobs: int = 1, backend: str = "loky",
-               scheduler: str | None = None, progress: bool = False, write: bool = True) -> dict:
+               scheduler: str | None = None, progress: bool = False, write: bool = True, hooks=None) -> dict:
     """The sequential step on the map of ``folder`` (``figures/arena``): :func:`bandits.sequential.decide` with
     :class:`ArenaMapSequential`, writing ``map_sequential.json`` (the step's record) and ``map_certainty.csv``
     (:func:`map_certainty` on the committed and added runs, at the claims' level) instead of the hypotheses'
-    ``sequential.json``; ``claims.json`` is not touched."""
+    ``sequential.json``; ``claims.json`` is not touched. ``hooks``: an :class:`ArenaMapSequential` (default a new
+    one; a test passes one with a stand-in ``fn``)."""
     from ..sequential import _json_safe, decide
 
     folder = Path(folder)
-    hooks = ArenaMapSequential()
+    hooks = ArenaMapSequential() if hooks is None else hooks
     out = decide(hooks, folder, design, budget_s=budget_s, cache_dir=cache_dir, n_jobs=n_jobs, backend=backend,
                  scheduler=scheduler, progress=progress, write=False)
     state = getattr(hooks, "last_state", None) or hooks.load(folder)
