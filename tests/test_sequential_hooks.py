@@ -140,7 +140,7 @@ def test_coop_look1_reproduces_the_committed_verdicts_and_maps_cells(coop_hooks)
 def test_coop_cost_estimate(coop_hooks):
     h, state, folder, _ = coop_hooks
     out = _cost(h, state, folder, "coop_kernelucb")
-    assert all(k.startswith("fig1-safeguard") for k in out["not_covered"])
+    assert not any(k.startswith("fig1-safeguard") for k in out["claims"]) and not out["not_covered"]
 
 
 def test_coop_tasks_take_the_trial_index_as_the_env_seed(coop_hooks):
@@ -185,7 +185,7 @@ def test_arena_look1_reproduces_the_committed_verdicts_and_maps_cells(arena_hook
 def test_arena_cost_estimate(arena_hooks):
     h, state, folder, _ = arena_hooks
     out = _cost(h, state, folder, "arena")
-    assert set(out["not_covered"]) == {"break-even-async"}
+    assert "break-even-async" not in out["claims"] and not out["not_covered"]  # built without a comparison
 
 
 def test_arena_tasks_are_the_tested_points_at_the_chosen_exploration(arena_hooks):
