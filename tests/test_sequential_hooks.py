@@ -279,3 +279,35 @@ def test_map_step_end_to_end_with_a_stand_in_cell(tmp_path):
     again = decide_map(folder, des, cache_dir=tmp_path / "cache", backend="serial", write=False,
                        hooks=ArenaMapSequential(fn=_fake_arena_cell))
     assert all(s["computed"] == 0 for s in again["stages"] if "refused" not in s)
+
+
+def test_the_hooks_are_registered():
+    from bandits.experiments.arena_sequential import ArenaSequential
+    from bandits.experiments.async_kernelucb_sequential import AsyncKernelUCBSequential
+    from bandits.experiments.coop_kernelucb_sequential import CoopKernelUCBSequential
+    from bandits.runner import in_runs
+
+    for name, cls in (("async_kernelucb", AsyncKernelUCBSequential), ("coop_kernelucb", CoopKernelUCBSequential),
+                      ("arena", ArenaSequential)):
+        h = S.hooks_for(name)
+        assert isinstance(h, cls) and h.name == name
+    for mod in ("table", "async_kernelucb", "coop_kernelucb", "arena"):  # they decide, they never run in a cell
+        assert not in_runs(f"experiments/{mod}_sequential.py")
+
+
+def test_claim_reads_finds_the_cells_a_claim_compares():
+    from bandits.claims import compare_paired, compare_ratio
+    from bandits.experiments.claims import Claim
+    from bandits.experiments.table_sequential import claim_reads
+
+    rng = np.random.default_rng(3)
+    runs = pd.DataFrame([{"arm": a, "rep": r, "x": 1.0 + rng.random(), "y": 2.0 + rng.random()}
+                         for a in "ABC" for r in range(4)])
+
+    def claims(r):
+        col = {a: r[r.arm == a].sort_values("rep") for a in "ABC"}
+        return [Claim.from_result("a-below-b", "", "", compare_paired(col["A"].x.to_numpy(), col["B"].x.to_numpy(), "<")),
+                Claim.from_result("c-ratio-a", "", "", compare_ratio(col["C"].y.to_numpy(), col["A"].y.to_numpy(), "<", 1.0))]
+
+    reads = claim_reads(claims, runs, ("arm",), ("x", "y"))
+    assert reads == {"a-below-b": {(("A",), "x"), (("B",), "x")}, "c-ratio-a": {(("C",), "y"), (("A",), "y")}}
