@@ -25,7 +25,9 @@ it contains 0 (the runs do not tell the two apart), *sole* when no other method 
 The winner is picked on the runs that test it, so "separated" reads the interval as two-sided (which of the two
 is lower is the sign of the difference): its error is that of a two-sided 95 % interval. :class:`ArenaMapSequential`
 makes each (env, N, t, B) cell with a runner-up a claim "winner below runner-up" for the sequential step (the
-map has its own run count, so its own hooks and its own output, :func:`decide_map`: ``map_sequential.json``).
+map has its own run count, so its own hooks and its own output, :func:`decide_map`: ``map_sequential.json`` and
+``map_certainty.csv``; it is not in :data:`bandits.sequential.HOOKS`, whose names are folders with one
+``sequential.json`` each).
 
 Left out of the run cache's fingerprint (``*_sequential.py``, :func:`bandits.runner.in_runs`).
 """

@@ -13,6 +13,13 @@ than the look's ``n``, at the look's level (the design's level for more runs: st
 own count would set at its later looks, looser than at its first). The added runs take indices 10, 11, ...
 for every cell, OneKernelUCB's included, so the pairing by run index holds.
 
+"Comparable or even better regret" (``fig2-async-vs-approx-regret-*``) is a ratio on the log scale while every
+run's R(T) is positive and the scaled difference ``A − 1.2·B`` otherwise (a regret of exactly 0 has no log): its
+margin is fixed at look 1 for the kind it has there (log(1.1) for the ratio); should an added run bring a zero,
+the claim becomes a difference and the margin, fixed on the log scale, no longer applies
+(:func:`bandits.sequential.decide_comparison` then stops it within the margin only if its interval lies within
+that number of R(T) units: in practice it does not stop for the margin).
+
 Left out of the run cache's fingerprint (``*_sequential.py``, :func:`bandits.runner.in_runs`).
 """
 from __future__ import annotations
