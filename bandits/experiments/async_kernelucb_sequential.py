@@ -17,8 +17,8 @@ for every cell, OneKernelUCB's included, so the pairing by run index holds.
 run's R(T) is positive and the scaled difference ``A − 1.2·B`` otherwise (a regret of exactly 0 has no log): its
 margin is fixed at look 1 for the kind it has there (log(1.1) for the ratio); should an added run bring a zero,
 the claim becomes a difference and the margin, fixed on the log scale, no longer applies
-(:func:`bandits.sequential.decide_comparison` then stops it within the margin only if its interval lies within
-that number of R(T) units: in practice it does not stop for the margin).
+(:func:`bandits.sequential.decide_comparison` would read it in R(T) units: a stop only for an interval within
+±0.095 of the threshold).
 
 Left out of the run cache's fingerprint (``*_sequential.py``, :func:`bandits.runner.in_runs`).
 """
