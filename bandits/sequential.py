@@ -658,7 +658,10 @@ def summary(out: dict) -> str:
 # ------------------------------------------------------------------------------ command line
 #: folder name → the module:class of its hooks (an experiment with INCONCLUSIVE claims adds a line here)
 HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential",
-         "fn_ucb": "bandits.experiments.fn_ucb_sequential:FNUCBSequential"}
+         "fn_ucb": "bandits.experiments.fn_ucb_sequential:FNUCBSequential",
+         "async_kernelucb": "bandits.experiments.async_kernelucb_sequential:AsyncKernelUCBSequential",
+         "coop_kernelucb": "bandits.experiments.coop_kernelucb_sequential:CoopKernelUCBSequential",
+         "arena": "bandits.experiments.arena_sequential:ArenaSequential"}
 
 
 def hooks_for(name: str):
