@@ -392,13 +392,14 @@ PAPERS: tuple[Paper, ...] = (
                    "Asynchronous protocol, communication counted in communication rounds."),
             Figure("arena/map_hartmann4.png",
                    "The map on Hartmann-4: for each number of agents N and budget of B scalars, the method with the "
-                   "lowest mean regret within the budget."),
+                   "lowest mean regret within the budget; hatched where the runs do not separate the winner from "
+                   "the runner-up (paired 95 % interval of their regret difference contains 0)."),
             Figure("arena/map_shuttle.png",
                    "The map on shuttle: for each N and budget of B scalars, the method with the lowest mean regret "
-                   "within the budget."),
+                   "within the budget (hatched: not separated from the runner-up)."),
             Figure("arena/map_cosine.png",
                    "The map on cosine: for each N and budget of B scalars, the method with the lowest mean regret "
-                   "within the budget."),
+                   "within the budget (hatched: not separated from the runner-up)."),
         ),
         deviations=(
             Deviation("protocol", "Each method's exploration multiplier g comes from one shared grid {0.1, 0.2, 0.5, "

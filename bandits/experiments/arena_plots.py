@@ -119,13 +119,22 @@ _MAP_SHORT = {"Async-KernelUCB": "Async", "Approx-DisKernelUCB": "Approx", "OneK
 
 def plot_map(map_runs, env: str, budgets=MAP_BUDGETS):
     """One figure per environment: for each checkpoint t a panel, x = budget B (scalars), y = N; each cell
-    coloured and labelled by the method with the lowest mean R(t) within the budget (:func:`map_table`)."""
+    coloured and labelled by the method with the lowest mean R(t) within the budget (:func:`map_table`).
+    A cell whose winner the runs do not separate from the runner-up (the best point of another method
+    within B; the paired Student interval of their R(t) difference at 95 % contains 0, or fewer than two
+    paired runs: :func:`bandits.experiments.arena_sequential.map_certainty`) is hatched; the title counts
+    them."""
     from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Rectangle
+
+    from .arena_sequential import map_certainty
 
     from ..plotting import setup_style, suptitle, tight
 
     plt = setup_style()
     tab = map_table(map_runs[map_runs.env == env], budgets)
+    cert = map_certainty(map_runs[map_runs.env == env], budgets=budgets)
+    unsure = {(int(r.N), int(r.t), float(r.budget)) for r in cert.itertuples() if r.status == "not separated"}
     ts = sorted(tab.t.unique())
     Ns = sorted(tab.N.unique())
     methods = [m for m in ALL_METHODS if m in set(tab.method.dropna())]
@@ -141,6 +150,9 @@ def plot_map(map_runs, env: str, budgets=MAP_BUDGETS):
                 grid[Ns.index(r.N), list(budgets).index(r.budget)] = idx[r.method]
                 ax.text(list(budgets).index(r.budget), Ns.index(r.N), _MAP_SHORT.get(r.method, r.method),
                         ha="center", va="center", fontsize=6)
+                if (int(r.N), int(t), float(r.budget)) in unsure:
+                    ax.add_patch(Rectangle((list(budgets).index(r.budget) - 0.5, Ns.index(r.N) - 0.5), 1, 1,
+                                           fill=False, hatch="///", lw=0, edgecolor="#555555", alpha=0.5))
         ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=-0.5, vmax=max(len(methods) - 0.5, 0.5),
                   aspect="auto", origin="lower", alpha=0.6)
         ax.set_xticks(range(len(budgets)), blabels, fontsize=7)
@@ -151,6 +163,8 @@ def plot_map(map_runs, env: str, budgets=MAP_BUDGETS):
     sub = map_runs[map_runs.env == env]
     n = int(sub.groupby(["N", "method", "value"]).rep.nunique().max()) if len(sub) and "rep" in sub else 0
     suptitle(fig, f"The map, {ENV_TITLES.get(env, env)}, asynchronous: the lowest mean R(t) within each budget"
-                  + (f" (mean of {n} run{'s' if n != 1 else ''} per point)" if n else ""), fontsize=11)
+                  + (f" (mean of {n} run{'s' if n != 1 else ''} per point)" if n else "")
+                  + f"; hatched: winner not separated from the runner-up at 95 % ({len(unsure)} of "
+                  f"{int((cert.status != 'empty').sum())} cells)", fontsize=11)
     tight(fig)
     return fig
