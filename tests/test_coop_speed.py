@@ -76,3 +76,66 @@ def test_a_short_hint_is_recomputed_in_full(net6):
     assert _lockstep(a, b, env, 12) < 1e-8
     assert a.log["rank_max"] == b.log["rank_max"] and max(a.log["rank_max"]) >= 2
     assert a.log.get("eig_full", 0) > 0
+
+
+# ---------------------------------------------------------------- the same arithmetic, fewer passes
+def test_pair_products_equal_the_pairwise_gather():
+    """The coefficient rows of the packed GEMM, built row by row into a workspace, are the products of the
+    pairwise gather bit for bit (one and several delay levels, ranks 1 to 12)."""
+    from bandits.algorithms.coop_primal import _pair_products
+
+    rng = np.random.default_rng(3)
+    for n, r, m in ((1, 1, 7), (3, 4, 12), (5, 10, 30), (2, 12, 45)):
+        Ld = rng.standard_normal((n, r, m)) * (rng.random((n, r, m)) < 0.7)
+        Lb = rng.standard_normal((n, r, m))
+        ia, ib = np.triu_indices(r)
+        out = np.full((n, len(ia), m), np.nan)
+        got = _pair_products(Ld, Lb, out)
+        assert got is out
+        assert np.array_equal(got, Ld[:, ia, :] * Lb[:, ib, :])
+
+
+def _w_lists_by_gather_and_mask(pol, t, rows):
+    """The network-kernel matrices as gathered from ``K̂_z`` over (delay level, source) and then masked to
+    the active sources (the direct computation the engine's single masked gather replaces)."""
+    from bandits.algorithms.coop_features import kz_from_mmd, mmd_from_embeddings
+
+    V = pol.N
+    act, idx = pol._active(t)[rows], pol.idx[rows]
+    levels = [dl for dl in pol.delay_levels if t - dl >= 0]
+    means = np.stack([pol.stats.read("E", t - dl) / (t - dl + 1) for dl in levels])
+    Kg = kz_from_mmd(mmd_from_embeddings(means.reshape(-1, pol.phi_p.D)), pol.sigma_z, pol.squared)
+    ii = np.maximum(idx, 0)
+    tau = np.take_along_axis(pol.tau_acc[rows], ii, axis=1)
+    lev = np.searchsorted(np.array(levels), tau).clip(0, len(levels) - 1)
+    fi = lev * V + ii
+    return np.where(act[:, :, None] & act[:, None, :], Kg[fi[:, :, None], fi[:, None, :]], 0.0)
+
+
+@pytest.mark.parametrize("name", ["Coop-KernelUCB", "Eager-KernelUCB", "Dist-KernelUCB"])
+@pytest.mark.parametrize("extra_delay", [0, 1])
+def test_w_lists_equal_the_gather_then_mask(net6, name, extra_delay):
+    """``_W_lists`` (one gather from ``K̂_z`` padded with a zero row and column) equals gathering and then
+    masking, bit for bit, at every round of a run, for every agent and for the representatives only."""
+    env = ClusterEnv(net6, kind="rbf", n_clusters=3)
+    kw = dict(kz="mmd", kernel={"name": "rbf", "lengthscale": 1.0}, n_features=8, n_embed=16, r_max=2,
+              extra_delay=extra_delay)
+    a = _policy(ALGORITHMS[name], net6, env, 9, **kw)
+    b = _policy(ALGORITHMS[name], net6, env, 9, **kw)
+    seen = []
+    orig = a._W_lists
+
+    def check(t, rows=None):
+        got = orig(t, rows)
+        r = np.arange(a.N) if rows is None else np.asarray(rows)
+        if any(t - dl >= 0 for dl in a.delay_levels):
+            assert np.array_equal(got, _w_lists_by_gather_and_mask(a, t, r))
+            assert np.array_equal(orig(t), _w_lists_by_gather_and_mask(a, t, np.arange(a.N)))
+            seen.append(t)
+        else:
+            assert not got.any()
+        return got
+
+    a._W_lists = check
+    _lockstep(a, b, env, 9)
+    assert len(seen) >= 3

@@ -244,6 +244,7 @@ class NetworkKernelUCB(NetworkKernelFactor, PrimalSolver, DualSolver, Policy):
             self._inc_src.clear()
             used = set(int(x) for x in self.r[self.reps])
             self._pools = {r: a for r, a in self._pools.items() if r in used}
+            self.__dict__.pop("_ws", None)  # the primal solver's workspaces, sized for the old ranks
             if self.path == "dual":
                 self.W_dual = self._W_dual(t)
         elif t % self.kz_every == 0:

@@ -186,12 +186,20 @@ class NetworkKernelFactor:
             means = np.zeros((len(levels), V, self.phi_p.D))
             for k, dl in enumerate(levels):
                 means[k] = self.stats.read("E", t - dl) / (t - dl + 1)
+            if not len(levels):
+                return np.zeros((n, Amax, Amax))
             Kg = kz_from_mmd(mmd_from_embeddings(means.reshape(-1, self.phi_p.D)), self.sigma_z, self.squared)
             ii = np.maximum(idx, 0)
             tau = np.take_along_axis(self.tau_acc[rows], ii, axis=1)
             lev = np.searchsorted(np.array(levels, dtype=np.int64), tau).clip(0, max(len(levels) - 1, 0))
-            fi = lev * V + ii  # (n, Amax) row of each listed source in Kg (inactive ones masked below)
-            W = Kg[fi[:, :, None], fi[:, None, :]] if len(levels) else np.zeros((n, Amax, Amax))
+            # (n, Amax) row of each listed source in Kg; an inactive one points at an appended zero row and
+            # column, so one flat gather gives the masked matrices (the same entries as gathering and then
+            # masking with np.where, without the (n, Amax, Amax) mask and the second pass)
+            m = len(levels) * V
+            fi = np.where(act, lev * V + ii, m)
+            Kz = np.zeros((m + 1, m + 1))
+            Kz[:m, :m] = Kg
+            return np.take(Kz.reshape(-1), fi[:, :, None] * (m + 1) + fi[:, None, :])
         mask = act[:, :, None] & act[:, None, :]
         return np.where(mask, W, 0.0)
 
