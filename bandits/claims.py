@@ -1186,61 +1186,75 @@ def _part_need(c: Comparison, power: float, n_max: int):
     return leans, _runs_needed(delta, sd, n_max, c.level, power)
 
 
+def _decider(c: Comparison, power: float, n_max: int):
+    """``(leans, N, part)``: :func:`runs_to_decide` with the undecided part whose runs decide the claim."""
+    parts = [p for p in (c.parts or (c,)) if p.verdict == "INCONCLUSIVE"]
+    if not parts:
+        return None, None, None
+    needs = [(*_part_need(p, power, n_max), p) for p in parts]
+
+    def pick(rows, fewest):
+        known = [r for r in rows if r[1] is not None]
+        if len(known) < len(rows) and not fewest:
+            return (rows[0][0], None, next(r for r in rows if r[1] is None)[2])
+        if not known:
+            return (rows[0][0], None, rows[0][2])
+        best = (min if fewest else max)(known, key=lambda r: r[1])
+        return best
+
+    if c.how == "any":  # some part must PASS: the fewest runs among those leaning PASS, else all must FAIL
+        ok = [r for r in needs if r[0] == "PASS" and r[1] is not None]
+        if ok:
+            return pick(ok, True)
+        if all(r[0] == "FAIL" for r in needs):
+            return pick(needs, False)
+        return None, None, parts[0]
+    fails = [r for r in needs if r[0] == "FAIL"]
+    if fails:  # one failing part decides alone
+        return pick(fails, True)
+    if any(r[0] is None for r in needs):
+        return None, None, next(r[2] for r in needs if r[0] is None)
+    ties = [r for r in needs if r[0] == "tie"]
+    if ties:
+        return "tie", None, ties[0][2]
+    return pick(needs, False)
+
+
 def runs_to_decide(c: Comparison, power: float = 0.8, n_max: int = 500):
     """``(leans, N)``: how an INCONCLUSIVE comparison leans (``"PASS"``, ``"FAIL"``, ``"tie"``, or None
     when its interval gives no spread to read) and about how many runs would decide it with ``power``,
     taking its observed effect and spread as the truth (a one-sided t-test at the claim's level,
     noncentral t). For a combination (:func:`combine`, ``how="all"``): a part leaning FAIL decides
     alone (the fewest runs among those), else every undecided part must PASS (the most runs among
-    them); ``how="any"`` mirrored. ``N`` is None when it cannot be read off (no interval, a statistic's hull, an OLS fit over
-    points) or exceeds ``n_max``. A planning figure, not a verdict: the observed effect is itself
-    uncertain at the runs used.
+    them); ``how="any"`` mirrored. ``N`` is None when it cannot be read off (no interval, a
+    statistic's hull, an OLS fit over points) or exceeds ``n_max``. A planning figure, not a verdict:
+    the observed effect is itself uncertain at the runs used.
     """
-    parts = [p for p in (c.parts or (c,)) if p.verdict == "INCONCLUSIVE"]
-    if not parts:
-        return None, None
-    needs = [_part_need(p, power, n_max) for p in parts]
-    if c.how == "any":  # some part must PASS: the fewest runs among those leaning PASS, else all must FAIL
-        known = [n for lean, n in needs if lean == "PASS" and n is not None]
-        if known:
-            return "PASS", min(known)
-        if all(lean == "FAIL" for lean, _ in needs):
-            ns = [n for _, n in needs]
-            return "FAIL", (None if any(n is None for n in ns) else max(ns))
-        return None, None
-    fails = [n for lean, n in needs if lean == "FAIL"]
-    if fails:
-        known = [n for n in fails if n is not None]
-        return "FAIL", (min(known) if known else None)
-    if any(lean is None for lean, _ in needs):
-        return None, None
-    if any(lean == "tie" for lean, _ in needs):
-        return "tie", None
-    ns = [n for _, n in needs]
-    return "PASS", (None if any(n is None for n in ns) else max(ns))
+    leans, n, _ = _decider(c, power, n_max)
+    return leans, n
 
 
 def decide_text(c: Comparison, power: float = 0.8, n_max: int = 500) -> str:
-    """Plain words for an INCONCLUSIVE comparison: the runs used, the interval's width, and about how
-    many runs would decide it if the effect is as observed (:func:`runs_to_decide`); ``""`` for a
-    decided one."""
+    """Plain words for an INCONCLUSIVE comparison: the runs used, the deciding part's interval and its
+    width, and about how many runs would decide the claim if the effect is as observed
+    (:func:`runs_to_decide`); ``""`` for a decided one."""
     if c.verdict != "INCONCLUSIVE":
         return ""
-    parts = [p for p in (c.parts or (c,)) if p.verdict == "INCONCLUSIVE"]
-    p = parts[0]
+    undecided = [p for p in (c.parts or (c,)) if p.verdict == "INCONCLUSIVE"]
+    leans, n, p = _decider(c, power, n_max)
+    p = p or undecided[0]
     lvl = level_text(p.level)
+    more = f"; {len(undecided)} of {len(c.parts)} parts undecided" if c.parts and len(undecided) > 1 else ""
     if not (math.isfinite(p.lo) and math.isfinite(p.hi)):
         if math.isnan(p.lo) and math.isnan(p.hi):
-            return (f"no interval at n = {p.n} ({p.note or 'too few runs'}); more runs, or a statistic with an "
+            return (f"no interval at n = {p.n} ({p.note or 'too few runs'}){more}; more runs, or a statistic with an "
                     "interval at this many runs, would decide it")
-        return (f"the {lvl} interval of {p.label} is unbounded at n = {p.n}; more runs (or a unit of analysis "
-                "with a bounded interval at this many runs) would decide it")
+        return (f"the {lvl} interval of {p.label} is unbounded at n = {p.n}{more}; more runs (or a unit of "
+                "analysis with a bounded interval at this many runs) would decide it")
     where = f"{p.label}: {fnum(p.effect)} {format_interval(p.lo, p.hi)} ({lvl}, n = {p.n}, width {fnum(p.hi - p.lo)})"
-    more = f" ({len(parts)} parts undecided)" if len(parts) > 1 else ""
-    leans, n = runs_to_decide(c, power, n_max)
     if leans == "tie":
-        return (f"{where} touches its threshold with no spread: a tie that no number of runs decides; only a "
-                f"margin fixed in the claim's words could{more}")
+        return (f"{where} touches its threshold with no spread{more}: a tie that no number of runs decides; only a "
+                "margin fixed in the claim's words could")
     if leans is None:
         return f"{where} straddles its threshold{more}; the runs needed cannot be read off this interval"
     goal = {"PASS": "a PASS", "FAIL": "a FAIL"}[leans]
