@@ -4,7 +4,7 @@ results.
 Left out of the run cache's code fingerprint (:func:`bandits.runner.in_runs`: the name ends in
 ``_claims.py``): a claim's text, threshold or statistic can change without recomputing a run. The run
 module :mod:`bandits.experiments.async_kernelucb` never imports this one; the notebook does. The
-thresholds are stated in :func:`fig2_claims` and were fixed before the issue-25 runs.
+thresholds are stated in :func:`fig2_claims` and were fixed before the full-mode runs.
 """
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def fig2_claims(res: Fig2Results, level: float = 0.95, method: str | None = None
             claims.append(Claim.from_result(
                 f"fig2-async-vs-approx-comm-{env}", _Q_ASYNC_APPROX,
                 f"{env}, the communication half: \"much smaller\" = ratio of mean C(T) Async / Approx-DisKernelUCB "
-                f"< {MUCH_SMALLER:g} (fixed before the issue-25 runs) on the paired log-ratio ({how})",
+                f"< {MUCH_SMALLER:g} (fixed before the full-mode runs) on the paired log-ratio ({how})",
                 rc, value=f"C: {fmt(a.C_T)} vs {fmt(b.C_T)}; deciding: {rc.label}", kind="paper", quote="verbatim",
                 source="§5.2", cause="setting",
                 cause_note="Approx-DisKernelUCB's trigger and threshold are not given by the paper (here the "
