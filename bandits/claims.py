@@ -1267,7 +1267,7 @@ def decide_text(c: Comparison, power: float = 0.8, n_max: int = 500) -> str:
 
 # ------------------------------------------------------------------------------ calibration
 NULL_DISTS = ("normal", "t2", "lognormal")
-_NULL_KINDS = ("paired", "unpaired", "ratio", "statistic", "slope", "slope-runs", "equivalence")
+_NULL_KINDS = ("paired", "unpaired", "ratio", "statistic", "slope", "slope-runs", "equivalence", "slope-per-run")
 
 
 def _draw(rng, dist, size):
@@ -1299,6 +1299,8 @@ def null_pass_rate(kind: str, n: int, dist: str = "normal", n_sims: int = 2000, 
       ``dist``, centred), ``slope_check(x, y, "<", 0.5 + effect·0.1)``.
     * ``"slope-runs"``: ``n`` runs at 5 values of x, ``y_r(x) = x^0.5 e^{0.3 ε}``,
       ``slope_check(..., se="bootstrap")`` against 0.5 + effect·0.1.
+    * ``"slope-per-run"``: as ``"slope-runs"``, decided by :func:`per_run_slope_check` (one slope per
+      run, Student t over the runs).
     * ``"equivalence"``: the effect sits on the margin (d ~ 1 + dist, margin 1):
       ``compare_equivalent(d, margin=1)`` PASSing is false.
 
@@ -1348,6 +1350,13 @@ def null_pass_rate(kind: str, n: int, dist: str = "normal", n_sims: int = 2000, 
             Y = xs**0.5 * np.exp(0.3 * e)
             r = slope_check(np.tile(xs, n), Y.ravel(), "<", 0.5 + 0.1 * effect, se="bootstrap",
                             groups=np.repeat(np.arange(n), xs.size), level=level, n_boot=n_boot)
+        elif kind == "slope-per-run":
+            xs = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+            e = _draw(rng, dist, (n, xs.size))
+            e = e - math.exp(0.5) if dist == "lognormal" else e
+            Y = xs**0.5 * np.exp(0.3 * e)
+            r = per_run_slope_check(np.tile(xs, n), Y.ravel(), np.repeat(np.arange(n), xs.size), "<",
+                                    0.5 + 0.1 * effect, level=level)
         elif kind == "equivalence":
             e = _draw(rng, dist, n)
             if dist == "lognormal":  # the difference of two lognormals: symmetric, heavy-tailed

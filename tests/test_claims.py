@@ -322,6 +322,14 @@ def test_per_run_slope_check_takes_the_run_as_the_unit():
     assert C.per_run_slope_check(x, y, g, "<", 0.5).verdict == "INCONCLUSIVE"
 
 
+@pytest.mark.parametrize("dist", ["normal", "t2"])
+def test_per_run_slope_check_is_calibrated_at_three_runs(dist):
+    """No effect: the per-run slope rule PASSes (and FAILs) at most at the nominal 2.5 % (plus 3 Monte-Carlo
+    standard errors), at n = 3, the run count of the claims that use it."""
+    r = C.null_pass_rate("slope-per-run", 3, dist, n_sims=2000)
+    assert r["pass"] <= 0.025 + 3 * r["se"] and r["fail"] <= 0.025 + 3 * r["se"]
+
+
 def test_runs_to_decide_matches_the_t_test_power():
     """An undecided paired claim whose effect is one spread from 0: about 9 runs give a one-sided t-test
     at 2.5 % 80 % power (the exact noncentral-t count); a tie at the threshold is said to be one."""

@@ -210,7 +210,7 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str | None = None) ->
         m_full, m_noagg = (_per_run(runs, "1c", "cosine", lab)[0].mean() for lab in (full, noagg))
         add("fig1c-aggregation-helps", "agg", f"cosine N=2: R̄(T) of FN-UCB below the no-aggregation variant's ({how})",
             [_lower(all_runs, "1c", "cosine", full, noagg, level, method)], "1c", "cosine", labels,
-            cause=("setting", f"FN-UCB's R̄(T) {fmt(m_full)} against {fmt(m_noagg)} without aggregation: with App. E's "
+            cause=("setting", f"FN-UCB's R̄(T) {m_full:.0f} against {m_noagg:.0f} without aggregation: with App. E's "
                               "text training each agent's network trains only on its own data and is never "
                               "re-synchronised, so UCB_b's average of the N networks predicts worse than each "
                               "agent's own; the official code trains one shared network on every agent's data in "
@@ -275,7 +275,9 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str | None = None) ->
                 f"each linear/kernel method at its best ν ({how}; ν picked by mean R̄(T) on {ns} selection runs "
                 "disjoint from the tested ones" + (")" if ns else ", none needed: one ν)"), parts, "4", env,
                 list(means.index), cause=("setting", "the ν grid and λ = 1 of Zhang et al. (2021), App. E; our "
-                                          "kernel baselines' hyperparameters beyond them are our choice"))
+                                          "kernel baselines' hyperparameters beyond them are our choice; mean R̄(T) "
+                                          + ", ".join(f"{l} {means[l]:.0f}" for l in neural + picked)
+                                          + f" (each baseline at the ν chosen on the {ns} selection runs)"))
     if "5" in figs:
         add("fig5-diag-worse", "fig5", f"shuttle N=5, m=20: R̄(T) without diag below with diag ({how})",
             [_lower(all_runs, "5", "shuttle", "FN-UCB (N=5, m=20)", "FN-UCB (N=5, m=20, diag)", level, method)],
