@@ -1256,6 +1256,12 @@ def decide_text(c: Comparison, power: float = 0.8, n_max: int = 500) -> str:
         return (f"{where} touches its threshold with no spread{more}: a tie that no number of runs decides; only a "
                 "margin fixed in the claim's words could")
     if leans is None:
+        if p.method in ("ols", "ols-welch"):
+            return (f"{where} straddles its threshold{more}; n counts the fitted points, not runs: more points on its "
+                    "axis, or one slope per run, would narrow it")
+        if p.method in ("jackknife", "jackknife-runs", "percentile", "bca"):
+            return (f"{where} straddles its threshold{more}; a hull (or bootstrap) interval over {p.n} runs: more runs "
+                    "would narrow it, the runs needed cannot be read off it")
         return f"{where} straddles its threshold{more}; the runs needed cannot be read off this interval"
     goal = {"PASS": "a PASS", "FAIL": "a FAIL"}[leans]
     if n is None:
