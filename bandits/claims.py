@@ -1247,6 +1247,9 @@ def decide_text(c: Comparison, power: float = 0.8, n_max: int = 500) -> str:
     more = f"; {len(undecided)} of {len(c.parts)} parts undecided" if c.parts and len(undecided) > 1 else ""
     if not (math.isfinite(p.lo) and math.isfinite(p.hi)):
         if math.isnan(p.lo) and math.isnan(p.hi):
+            if p.method in ("ols", "ols-welch"):
+                return (f"no interval for {p.label}: {p.n} fitted points (an OLS interval needs 3){more}; more points "
+                        "on its axis would decide it")
             return (f"no interval at n = {p.n} ({p.note or 'too few runs'}){more}; more runs, or a statistic with an "
                     "interval at this many runs, would decide it")
         return (f"the {lvl} interval of {p.label} is unbounded at n = {p.n}{more}; more runs (or a unit of "
