@@ -1,6 +1,7 @@
 """Claims with their uncertainty (bandits.claims), the three-valued Claim, its table, the README report
 and the honest bands of bandits.plotting."""
 import json
+import re
 import math
 
 import numpy as np
@@ -634,4 +635,10 @@ def test_every_committed_claim_has_a_kind_and_every_non_pass_a_cause():
                 bad.append(f"{f.relative_to(root)}: {c['id']} has no kind")
             if c.get("verdict") != "PASS" and c.get("cause") not in CAUSES:
                 bad.append(f"{f.relative_to(root)}: {c['id']} ({c.get('verdict')}) has no cause")
+            if c.get("verdict") != "PASS" and not (c.get("cause_note") or "").strip():
+                bad.append(f"{f.relative_to(root)}: {c['id']} ({c.get('verdict')}) has no note saying why")
+            if f.parent.name == "arena" and c.get("kind") == "paper":
+                bad.append(f"arena: {c['id']} is the package's hypothesis, not a paper's claim")
+            if re.search(r"\bissues? ?-?\d", json.dumps(c, ensure_ascii=False), re.I):
+                bad.append(f"{f.relative_to(root)}: {c['id']} names a tracker issue")
     assert not bad, bad[:10]
