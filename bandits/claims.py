@@ -1,4 +1,4 @@
-r"""Claims with their uncertainty: paired comparisons, ratios, equivalence and slopes (issues 11 and 23).
+r"""Claims with their uncertainty: paired comparisons, ratios, equivalence and slopes.
 
 Every method of a figure sees the same environment stream under one seed (common random numbers:
 run ``rep`` of every method draws its contexts and noise from ``SeedSequence(seed, spawn_key=(rep,))``),
@@ -11,8 +11,8 @@ but whose spread is much smaller than that of :math:`\bar a - \bar b` computed f
 independent samples whenever :math:`a_r` and :math:`b_r` are positively correlated
 (:math:`\operatorname{Var} \bar d = (\sigma_a^2 + \sigma_b^2 - 2\rho\sigma_a\sigma_b)/n`).
 
-Calibrated defaults (issue 23; ``method=None`` everywhere means these)
------------------------------------------------------------------------
+Calibrated defaults (``method=None`` everywhere means these)
+-------------------------------------------------------------
 
 A verdict is meant to be wrong at most at its nominal rate: a one-sided claim decided by a
 two-sided 95 % interval must PASS at most 2.5 % of the time when the claimed effect is absent, at
@@ -40,7 +40,10 @@ time), so the defaults are small-sample intervals:
   not move, e.g. a rank statistic). At n = 3 a generic statistic is therefore INCONCLUSIVE;
 * slopes (:func:`slope_check`, :func:`compare_slopes`): decided by their interval
   (``rule="interval"``), the OLS Student interval on :math:`m-2` degrees of freedom, or with
-  ``se="bootstrap"`` (runs resampled) the same hull as for a statistic, over runs.
+  ``se="bootstrap"`` (runs resampled) the same hull as for a statistic, over runs. Where every run
+  has its own curve (runs sharing seeds across the x values), :func:`per_run_slope_check` takes the
+  run as the unit: one least-squares slope per run, and Student's t interval over the runs' slopes
+  (a paired mean, calibrated as one).
 
 The false-PASS rates and the power of these rules at each run count are measured by
 :func:`null_pass_rate` and :func:`power_table` (tests/test_claims_calibration.py, docs/statistics.md).
@@ -128,14 +131,14 @@ __all__ = ["LEVEL", "N_BOOT", "SEED", "MIN_RUNS", "METHODS", "DEFAULT_METHOD", "
            "compare_ratio", "compare_equivalent", "compare_statistic", "combine", "bonferroni_level",
            "fit_slope", "slope_check", "compare_slopes", "sign_test_p", "format_interval", "fnum",
            "resolve_method", "method_label", "level_text", "handle_diverged", "fieller_interval", "null_pass_rate",
-           "power_table"]
+           "power_table", "per_run_slope_check", "runs_to_decide", "decide_text"]
 
 LEVEL = 0.95
 N_BOOT = 10_000
 N_BOOT_T = 2_000  # resamples of the studentised part of compare_statistic (each needs n jackknife statistics)
-SEED = 11  # issue 11; fixed so that the same runs always give the same interval
+SEED = 11  # fixed so that the same runs always give the same interval
 METHODS = ("percentile", "bca", "sign", "wilcoxon", "t")
-#: What ``method=None`` means for a paired difference (issue 23: calibrated at small n).
+#: What ``method=None`` means for a paired difference (calibrated at small n).
 DEFAULT_METHOD = "t"
 VERDICTS = ("PASS", "FAIL", "INCONCLUSIVE")
 SIDES = ("<", "<=", ">", ">=")
@@ -145,7 +148,8 @@ _METHOD_NAMES = {"percentile": "percentile bootstrap", "bca": "BCa bootstrap", "
                  "wilcoxon": "exact Wilcoxon (Hodges–Lehmann)", "t": "Student t", "ols": "OLS",
                  "bootstrap": "bootstrap over runs", "fieller": "Fieller (paired t)", "welch": "Welch t",
                  "jackknife": "jackknife-t ∪ bootstrap-t ∪ percentile bootstrap",
-                 "jackknife-runs": "jackknife-t ∪ bootstrap-t ∪ percentile over runs", "ols-welch": "OLS, Welch t"}
+                 "jackknife-runs": "jackknife-t ∪ bootstrap-t ∪ percentile over runs", "ols-welch": "OLS, Welch t",
+                 "t-runs": "Student t over per-run slopes"}
 
 
 def fnum(x, digits: int = 2) -> str:
@@ -163,8 +167,14 @@ def fnum(x, digits: int = 2) -> str:
 
 
 def level_text(level: float) -> str:
-    """``0.95`` → ``"95%"``, ``0.975`` → ``"97.5%"``, a Bonferroni level ``0.99889`` → ``"99.89%"``."""
-    return f"{100 * float(level):.4g}%"
+    """``0.95`` → ``"95%"``, ``0.975`` → ``"97.5%"``, a Bonferroni level ``0.99889`` → ``"99.89%"``,
+    ``0.998`` → ``"99.8%"``: as many digits as it takes for a level below 1 never to print as 100%."""
+    pct = 100 * float(level)
+    for digits in range(4, 12):
+        txt = f"{pct:.{digits}g}"
+        if pct >= 100 or float(txt) < 100:
+            return f"{txt}%"
+    return f"{pct!r}%"
 
 
 def format_interval(lo, hi, digits: int = 2) -> str:
@@ -470,6 +480,7 @@ class Comparison:
         parts: the comparisons combined into this one (:func:`combine`).
         note: free text (e.g. why there is no interval, or how many runs diverged).
         margin: the equivalence margin of a ``"<="``/``">="`` claim (None: ties do not pass).
+        how: for a combination (:func:`combine`), ``"all"`` or ``"any"``; ``""`` otherwise.
     """
 
     label: str
@@ -490,6 +501,7 @@ class Comparison:
     parts: tuple = field(default_factory=tuple)
     note: str = ""
     margin: float | None = None
+    how: str = ""
 
     @property
     def passed(self) -> bool:
@@ -901,7 +913,7 @@ def combine(parts, how: str = "all", label: str | None = None) -> Comparison:
         v = "PASS" if "PASS" in vs else "FAIL" if all(x == "FAIL" for x in vs) else "INCONCLUSIVE"
         dec = parts[vs.index("PASS")] if "PASS" in vs else (
             parts[vs.index("INCONCLUSIVE")] if "INCONCLUSIVE" in vs else parts[0])
-    return replace(dec, verdict=v, parts=tuple(parts), label=label or dec.label)
+    return replace(dec, verdict=v, parts=tuple(parts), label=label or dec.label, how=how)
 
 
 def _inside(c: Comparison) -> float:
@@ -1088,9 +1100,183 @@ def compare_slopes(xa, ya, xb, yb, side: str = "<", *, label: str = "slope A −
                       note="point rule" if rule == "point" else "", margin=m or None)
 
 
+def per_run_slope_check(x, y, groups, side: str = "<", bound: float = 0.0, *, label: str = "slope",
+                        loglog: bool = True, level: float = LEVEL, margin: float | None = None) -> Comparison:
+    """A slope claim with the run as the unit: one least-squares slope of ``log y`` on ``log x`` per run
+    (``groups``: the run index of each point, shape as ``x``), and the claim ``mean slope side bound``
+    decided by Student's t interval over the runs' slopes (:func:`interval`, as a paired mean). The
+    honest unit when the runs share their seeds across the x values (common random numbers): the
+    points of one run are not independent of each other, the runs are. Runs with fewer than two
+    usable x values are left out (said in the note).
+    """
+    _check_side(side)
+    m = _check_margin(side, margin)
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    g = np.asarray(groups).ravel()
+    check("groups", g, rule(lambda v: v.shape == x.shape == y.shape, "one run index per point"))
+    slopes, left = [], 0
+    for r in np.unique(g):
+        k = g == r
+        u, v = x[k], y[k]
+        ok = np.isfinite(u) & np.isfinite(v)
+        if loglog:
+            ok &= (u > 0) & (v > 0)
+            u, v = np.log(u[ok]), np.log(v[ok])
+        else:
+            u, v = u[ok], v[ok]
+        s, _ = _ols(u, v)
+        if math.isfinite(s):
+            slopes.append(s)
+        else:
+            left += 1
+    sl = np.array(slopes)
+    if sl.size:
+        eff, lo, hi = interval(sl, level, "t")
+    else:
+        eff, lo, hi = math.nan, math.nan, math.nan
+    note = _join(_few_note(sl.size) if sl.size < MIN_RUNS else "",
+                 f"{left} run(s) without two usable points left out" if left else "")
+    return Comparison(label, eff, lo, hi, level, "t-runs", int(sl.size), verdict(lo, hi, side, bound, margin), side,
+                      float(bound), "slope", _favour(sl, side, bound) if sl.size else None,
+                      sign_test_p(sl, side, bound) if sl.size else None,
+                      se=float(sl.std(ddof=1) / math.sqrt(sl.size)) if sl.size > 1 else None, note=note,
+                      margin=m or None)
+
+
+#: Methods whose interval is Student's t over runs (so the runs needed can be read off its width).
+_T_LIKE = ("t", "fieller", "t-runs", "welch")
+
+
+def _runs_needed(delta: float, sd: float, n_max: int, level: float, power: float, two_sided_bounds: bool = False):
+    """Smallest run count ``N`` whose one-sided Student t-test at ``(1 − level)/2`` reaches ``power``
+    when the true effect is ``delta`` from the threshold in units where one run's spread is ``sd``
+    (the noncentral t); ``None`` beyond ``n_max``."""
+    from scipy.stats import nct
+
+    if not (math.isfinite(delta) and math.isfinite(sd)) or sd <= 0:
+        return None
+    for n in range(MIN_RUNS, n_max + 1):
+        tc = t_quantile(0.5 + level / 2, n - 1)
+        if float(nct.sf(tc, n - 1, abs(delta) * math.sqrt(n) / sd)) >= power:
+            return n
+    return None
+
+
+def _part_need(c: Comparison, power: float, n_max: int):
+    """``(leans, N)`` for one undecided comparison: the side its effect lies on (``"PASS"``/``"FAIL"``,
+    or ``"tie"``) and the runs that would decide it with ``power`` if its observed effect and spread
+    were the truth (``None``: cannot be read off, or more than ``n_max``)."""
+    if c.verdict != "INCONCLUSIVE" or not (math.isfinite(c.lo) and math.isfinite(c.hi)) or c.method not in _T_LIKE:
+        return None, None
+    n = max(int(c.n), MIN_RUNS)
+    half = (c.hi - c.lo) / 2
+    sd = half * math.sqrt(n) / t_quantile(0.5 + c.level / 2, n - 1)
+    if c.bounds is not None:  # equivalence: the nearer bound decides
+        b0, b1 = c.bounds
+        inside = b0 <= c.effect <= b1
+        delta = min(c.effect - b0, b1 - c.effect) if inside else min(abs(c.effect - b0), abs(c.effect - b1))
+        leans = "PASS" if inside else "FAIL"
+    else:
+        t = c.threshold + ((c.margin or 0.0) if c.side == "<=" else -(c.margin or 0.0) if c.side == ">=" else 0.0)
+        delta = c.effect - t
+        if delta == 0:
+            return "tie", None
+        below = delta < 0
+        leans = "PASS" if below == (c.side in ("<", "<=")) else "FAIL"
+    return leans, _runs_needed(delta, sd, n_max, c.level, power)
+
+
+def _decider(c: Comparison, power: float, n_max: int):
+    """``(leans, N, part)``: :func:`runs_to_decide` with the undecided part whose runs decide the claim."""
+    parts = [p for p in (c.parts or (c,)) if p.verdict == "INCONCLUSIVE"]
+    if not parts:
+        return None, None, None
+    needs = [(*_part_need(p, power, n_max), p) for p in parts]
+
+    def pick(rows, fewest):
+        known = [r for r in rows if r[1] is not None]
+        if len(known) < len(rows) and not fewest:
+            return (rows[0][0], None, next(r for r in rows if r[1] is None)[2])
+        if not known:
+            return (rows[0][0], None, rows[0][2])
+        best = (min if fewest else max)(known, key=lambda r: r[1])
+        return best
+
+    if c.how == "any":  # some part must PASS: the fewest runs among those leaning PASS, else all must FAIL
+        ok = [r for r in needs if r[0] == "PASS" and r[1] is not None]
+        if ok:
+            return pick(ok, True)
+        if all(r[0] == "FAIL" for r in needs):
+            return pick(needs, False)
+        return None, None, parts[0]
+    fails = [r for r in needs if r[0] == "FAIL"]
+    if fails:  # one failing part decides alone
+        return pick(fails, True)
+    if any(r[0] is None for r in needs):
+        return None, None, next(r[2] for r in needs if r[0] is None)
+    ties = [r for r in needs if r[0] == "tie"]
+    if ties:
+        return "tie", None, ties[0][2]
+    return pick(needs, False)
+
+
+def runs_to_decide(c: Comparison, power: float = 0.8, n_max: int = 500):
+    """``(leans, N)``: how an INCONCLUSIVE comparison leans (``"PASS"``, ``"FAIL"``, ``"tie"``, or None
+    when its interval gives no spread to read) and about how many runs would decide it with ``power``,
+    taking its observed effect and spread as the truth (a one-sided t-test at the claim's level,
+    noncentral t). For a combination (:func:`combine`, ``how="all"``): a part leaning FAIL decides
+    alone (the fewest runs among those), else every undecided part must PASS (the most runs among
+    them); ``how="any"`` mirrored. ``N`` is None when it cannot be read off (no interval, a
+    statistic's hull, an OLS fit over points) or exceeds ``n_max``. A planning figure, not a verdict:
+    the observed effect is itself uncertain at the runs used.
+    """
+    leans, n, _ = _decider(c, power, n_max)
+    return leans, n
+
+
+def decide_text(c: Comparison, power: float = 0.8, n_max: int = 500) -> str:
+    """Plain words for an INCONCLUSIVE comparison: the runs used, the deciding part's interval and its
+    width, and about how many runs would decide the claim if the effect is as observed
+    (:func:`runs_to_decide`); ``""`` for a decided one."""
+    if c.verdict != "INCONCLUSIVE":
+        return ""
+    undecided = [p for p in (c.parts or (c,)) if p.verdict == "INCONCLUSIVE"]
+    leans, n, p = _decider(c, power, n_max)
+    p = p or undecided[0]
+    lvl = level_text(p.level)
+    more = f"; {len(undecided)} of {len(c.parts)} parts undecided" if c.parts and len(undecided) > 1 else ""
+    if not (math.isfinite(p.lo) and math.isfinite(p.hi)):
+        if math.isnan(p.lo) and math.isnan(p.hi):
+            if p.method in ("ols", "ols-welch"):
+                return (f"no interval for {p.label}: {p.n} fitted points (an OLS interval needs 3){more}; more points "
+                        "on its axis would decide it")
+            return (f"no interval at n = {p.n} ({p.note or 'too few runs'}){more}; more runs, or a statistic with an "
+                    "interval at this many runs, would decide it")
+        return (f"the {lvl} interval of {p.label} is unbounded at n = {p.n}{more}; more runs (or a unit of "
+                "analysis with a bounded interval at this many runs) would decide it")
+    where = f"{p.label}: {fnum(p.effect)} {format_interval(p.lo, p.hi)} ({lvl}, n = {p.n}, width {fnum(p.hi - p.lo)})"
+    if leans == "tie":
+        return (f"{where} touches its threshold with no spread{more}: a tie that no number of runs decides; only a "
+                "margin fixed in the claim's words could")
+    if leans is None:
+        if p.method in ("ols", "ols-welch"):
+            return (f"{where} straddles its threshold{more}; n counts the fitted points, not runs: more points on its "
+                    "axis, or one slope per run, would narrow it")
+        if p.method in ("jackknife", "jackknife-runs", "percentile", "bca"):
+            return (f"{where} straddles its threshold{more}; a hull (or bootstrap) interval over {p.n} runs: more runs "
+                    "would narrow it, the runs needed cannot be read off it")
+        return f"{where} straddles its threshold{more}; the runs needed cannot be read off this interval"
+    goal = {"PASS": "a PASS", "FAIL": "a FAIL"}[leans]
+    if n is None:
+        return (f"{where} straddles its threshold{more}; if the effect is as observed, more than {n_max} runs would "
+                f"be needed to decide it ({goal}, {power:.0%} power)")
+    return (f"{where} straddles its threshold{more}; if the effect and spread are as observed, about {n} runs "
+            f"would decide it ({goal}, {power:.0%} power)")
+
+
 # ------------------------------------------------------------------------------ calibration
 NULL_DISTS = ("normal", "t2", "lognormal")
-_NULL_KINDS = ("paired", "unpaired", "ratio", "statistic", "slope", "slope-runs", "equivalence")
+_NULL_KINDS = ("paired", "unpaired", "ratio", "statistic", "slope", "slope-runs", "equivalence", "slope-per-run")
 
 
 def _draw(rng, dist, size):
@@ -1122,6 +1308,8 @@ def null_pass_rate(kind: str, n: int, dist: str = "normal", n_sims: int = 2000, 
       ``dist``, centred), ``slope_check(x, y, "<", 0.5 + effect·0.1)``.
     * ``"slope-runs"``: ``n`` runs at 5 values of x, ``y_r(x) = x^0.5 e^{0.3 ε}``,
       ``slope_check(..., se="bootstrap")`` against 0.5 + effect·0.1.
+    * ``"slope-per-run"``: as ``"slope-runs"``, decided by :func:`per_run_slope_check` (one slope per
+      run, Student t over the runs).
     * ``"equivalence"``: the effect sits on the margin (d ~ 1 + dist, margin 1):
       ``compare_equivalent(d, margin=1)`` PASSing is false.
 
@@ -1171,6 +1359,13 @@ def null_pass_rate(kind: str, n: int, dist: str = "normal", n_sims: int = 2000, 
             Y = xs**0.5 * np.exp(0.3 * e)
             r = slope_check(np.tile(xs, n), Y.ravel(), "<", 0.5 + 0.1 * effect, se="bootstrap",
                             groups=np.repeat(np.arange(n), xs.size), level=level, n_boot=n_boot)
+        elif kind == "slope-per-run":
+            xs = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+            e = _draw(rng, dist, (n, xs.size))
+            e = e - math.exp(0.5) if dist == "lognormal" else e
+            Y = xs**0.5 * np.exp(0.3 * e)
+            r = per_run_slope_check(np.tile(xs, n), Y.ravel(), np.repeat(np.arange(n), xs.size), "<",
+                                    0.5 + 0.1 * effect, level=level)
         elif kind == "equivalence":
             e = _draw(rng, dist, n)
             if dist == "lognormal":  # the difference of two lognormals: symmetric, heavy-tailed

@@ -28,11 +28,12 @@
 # messages, and rounds**. Two protocols: synchronous federated (every agent acts every round;
 # Coop-KernelUCB on the complete graph, γ = 1) and asynchronous (one client per step).
 #
-# **Even tuning (issue 28).** Every method's exploration is one multiplier g from a single shared grid (its
+# **Even tuning.** Every method's exploration is one multiplier g from a single shared grid (its
 # UCB width, or DUETS' β, is g times the default), chosen per method and environment on *tuning runs*
 # whose seeds are apart from the tested runs; then every method's own communication knob is swept with
 # its chosen g. Each tested (method, communication value) is one point of the Pareto plots. The claims
-# (`bandits/experiments/arena_claims.py`) are the package's own hypotheses, fixed before the runs.
+# (`bandits/experiments/arena_claims.py`) are the package's own hypotheses (kind "hypothesis", counted apart from the papers' claims), fixed
+# before the runs.
 #
 # * `mode="quick"` (default): N = 4, T = 40 (sync), N = 5, T = 150 (async), g ∈ {0.5, 2} on one tuning
 #   run, two values per communication knob, 3 tested runs. About 1–4 minutes on 2 cores.
@@ -178,4 +179,4 @@ mtab.pivot_table(index=["env", "N", "t"], columns="budget", values="method", agg
 claims = exc.arena_claims(res)
 finish_notebook(claims, {k: v for k, v in params.items()}, seed=seed, out_dir=out_dir,
                 notebook="arena.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
-                about={"paper": "arena (issue 12)"})
+                about={"paper": "arena"})

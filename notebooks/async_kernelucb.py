@@ -134,8 +134,8 @@ res.runs.groupby(["env", "method"])[["R_T", "C_T", "comm_rounds", "wall_time"]].
 # The paper does not state the D of its experiments (the theory uses D = 1/N²); the figure uses D = 1.
 # Async-KernelUCB at its selected (γ_k, α) on the same runs with other thresholds, next to
 # Approx-DisKernelUCB (not part of the claims; a smaller D makes clients less stale and costs more;
-# full mode uses the first 3 runs, column `runs`, on Magic and Mushroom, where the D = 1 comparison failed in
-# the issue-8 run; `ex.async_params(mode, sens_envs=None)` runs all six: each fresh-context environment
+# full mode uses the first 3 runs, column `runs`, on Magic and Mushroom, two environments where the D = 1
+# comparison with the linear methods can fail; `ex.async_params(mode, sens_envs=None)` runs all six: each fresh-context environment
 # adds about half an hour on 2 cores, D = 1/N² costing ≈ 2.5× the D = 1 run there):
 
 # %%

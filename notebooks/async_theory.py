@@ -72,7 +72,7 @@ res.c4.groupby("D_label")[["B", "C_T", "R_T"]].mean()
 # ## C5: the regret–communication trade-off (Async-KernelUCB vs Approx-DisKernelUCB)
 #
 # Approx-DisKernelUCB runs with Figure 2's trigger (the variance sum over an agent's new data > D, its D on
-# the `c5_approx_D` grid; column `c`), not the log-det trigger used before issue 25, and "much smaller
+# the `c5_approx_D` grid; column `c`), not a log-det trigger, and "much smaller
 # communication" is a ratio of means below 0.5, fixed before the runs.
 #
 # In full mode the OneKernelUCB point (raw data broadcast to every client at every step) is drawn too:
@@ -90,7 +90,7 @@ cl.c5_points(res.c5).round(1)
 save_figure(pl.plot_scaling(res), out_dir, "c6_c7_scaling")
 
 # %% [markdown]
-# ## C2, C3, C8, C9, C10 (issue 13): dictionary accuracy, merge in whole runs, staleness, coverage, stragglers
+# ## C2, C3, C8, C9, C10: dictionary accuracy, merge in whole runs, staleness, coverage, stragglers
 #
 # C8 follows the paper's Lemma C.1 (the server's data after exchange k against all data up to t_k); the
 # per-client ratio (the active client's stale model) is larger and not bounded by the lemma. C2 at Lemma 4.1's q,

@@ -29,7 +29,7 @@
 # as-Skitter, which is not in the shared data), 8 random contexts in R¹⁰ per agent and round, λ = 1,
 # σ_z = 1, `K_z` estimated online by MMD (Eq. 10–12). Six methods per row as in the paper
 # (LinUCB, OFUL / KernelUCB, IGP-UCB, Naive Cooperation, Coop-, Dist-, Eager-KernelUCB); on the RBF row
-# in full mode also Coop, Dist and Eager with the rank of `K̂_z` capped at 4 (dashed: the ablation of issue 29); with
+# in full mode also Coop, Dist and Eager with the rank of `K̂_z` capped at 4 (dashed: an ablation); with
 # `ablations=True`, dashed curves that are not in the paper: Coop and Eager with the oracle `K_z`, and
 # (RBF row) Eager with σ_z = 0.5. Mean ± 1 standard error over trials; each panel's title gives γ = ⌊diam/2⌋, the size of the
 # greedy clique cover of G_γ (≥ χ̄(G_γ)) and the number of Dist-KernelUCB centres (≤ α(G_γ)).
@@ -39,7 +39,7 @@
 # * `mode="full"`: the paper's per-run size V = 200, T = 1000 (T is not stated in the paper), with
 #   `n_runs = 10` of the paper's 100 trials per panel (100 are days on 2 cores; raise `n_runs` on a
 #   cluster with `backend="dask"`), and on the RBF row the rank-cap-4 ablation (dashed). 600 runs,
-#   measured at 3.2 h on 2 cores (issue 29's re-run, 2026-11-27; `figures/coop_kernelucb/NOTE.md`); the
+#   measured at 3.2 h on 2 cores (`figures/TIMES.md`); the
 #   oracle and σ_z ablations (`ablations=True`) add 200 runs.
 #
 # The paper leaves T, the noise, the contexts, the reward construction, η and the graph sampler unstated;
@@ -107,8 +107,8 @@ ex.panel_table(res)
 # ## The truncation of K̂_z and what the estimate sees, per panel
 #
 # Each cooperative run factors its estimate `K̂_z ≈ L Lᵀ` at every refresh, with the rank raised until every
-# agent keeps at least 95 % of its own prior variance (`‖L_v‖² ≥ 0.95 W_vv`); no rank cap by default
-# (issue 29). `rank_mean` / `rank_last` / `rank_max`: the rank over refreshes (mean over agents and trials),
+# agent keeps at least 95 % of its own prior variance (`‖L_v‖² ≥ 0.95 W_vv`); no rank cap by default.
+# `rank_mean` / `rank_last` / `rank_max`: the rank over refreshes (mean over agents and trials),
 # at the last refresh, and the largest; `min_kept_var`: the smallest `‖L_v‖²/W_vv` over agents, refreshes
 # and trials; `capped`: agent-refreshes a rank cap left below 95 % (only the dashed `rank ≤ k` ablation
 # asks for a cap). `kz_within`, `kz_across`, `kz_auc`: the panel's MMD estimate at its σ_z after T samples
@@ -139,10 +139,8 @@ t.pivot(index=["row", "method"], columns="graph", values="mean")
 # run of the paper's curves truncated `K̂_z` below 95 % of an agent's own variance. A FAIL is a measured
 # result, not an error; its `cause` line says whether it depends on a setting the paper does not give.
 #
-# Until 2026-11-27 the RBF row capped the rank of `K̂_z` at 4, below the safeguard, and its environment's
-# context laws left the MMD estimate at σ_z = 1 nearly constant (issue 29); that run is
-# `figures/coop_kernelucb/` at commit 4ea2f8b (`NOTE.md`), and the cap survives as the dashed ablation
-# (in the full run of the current environment it moved no mean R̂(T) by more than 0.12).
+# A rank cap of 4 on `K̂_z` (below the safeguard) is kept as the dashed ablation only; the figure shows how
+# far it moves each curve.
 # With the linear row's clusters being Dist-KernelUCB's stars, a Dist centre pools its whole cluster and a
 # Coop clique only part of one, which is why Coop / Dist is far from 1 there (`cluster_mode="clique_cover"`
 # is the other reading of the paper's clusters).

@@ -45,7 +45,7 @@
 # * `mode="quick"` (default): Δ_min ∈ {0.1, 0.2, 0.4, 0.8}, 10 runs (3 for the ALBA family), budgets
 #   {7k, 30k, 100k, 300k} with 40 runs.
 # * `mode="full"`: the paper's 50 runs (FC) and 100 runs (FB) on the grids Δ_min ∈ {0.1, …, 0.8} and
-#   T ∈ {7k, …, 300k}.
+#   T ∈ {3k, …, 500k} (dense where the error of rank 1 and of rank V lies between 0.01 and 0.6, for C8).
 #
 # Choices where the paper is silent (Δ grid, T grid, Δ_min = 0.02 for Figure 3, ξ = 1e-6, N(0,1)
 # noise, the sample-size constant, reading B of the FB ablation) are listed in

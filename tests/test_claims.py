@@ -1,6 +1,7 @@
 """Claims with their uncertainty (bandits.claims), the three-valued Claim, its table, the README report
 and the honest bands of bandits.plotting."""
 import json
+import re
 import math
 
 import numpy as np
@@ -276,7 +277,8 @@ def test_claims_table_format():
     assert lines[4].startswith("    interval: -5.") and "(95% " in lines[4]
     assert lines[5] == "[FAIL] c2" and lines[6] == '    claim: "old style" (paraphrase)' and lines[9] == "    interval: -"
     assert lines[10] == "    cause: depends on a setting the paper does not give (T not given)"
-    assert lines[11] == "[INCONCLUSIVE] c3 (implementation check)" and lines[-2] == "    cause: open"
+    assert lines[11] == "[INCONCLUSIVE] c3 (implementation check)"
+    assert lines[-2] == "    cause: open: the runs do not decide it yet"
     assert lines[-1] == "paper claims: 1 PASS, 1 FAIL, 0 INCONCLUSIVE; implementation checks: 0 of 1 PASS"
     assert claims[0].cause is None and claims[2].cause == "open"
     with pytest.raises(ValueError, match="kind"):
@@ -284,6 +286,67 @@ def test_claims_table_format():
     with pytest.raises(ValueError, match="cause"):
         Claim("x", "q", "c", "v", False, cause="bad luck")
     assert summary_line(["PASS", "PASS"]) == "2 PASS, 0 FAIL, 0 INCONCLUSIVE"
+
+
+def test_cause_words_fit_the_verdict_and_hypotheses_are_counted_apart():
+    """An INCONCLUSIVE claim never prints that the paper's statement does not hold; the package's own
+    hypotheses are a kind of their own, counted apart from the papers' claims."""
+    from bandits.experiments.claims import cause_text
+
+    fail = Claim("f", "q", "c", "v", verdict="FAIL", cause="paper")
+    inc = Claim("i", "q", "c", "v", verdict="INCONCLUSIVE", cause="paper")
+    assert "does not hold" in fail.cause_line() and "does not hold" not in inc.cause_line()
+    assert cause_text("open", "FAIL") != cause_text("open", "INCONCLUSIVE")
+    h = Claim("h", "q", "c", "v", verdict="PASS", kind="hypothesis")
+    text = claims_table([fail, inc, h]).splitlines()
+    assert "[PASS] h (hypothesis: not a paper's claim)" in text
+    assert text[-1] == ("paper claims: 0 PASS, 1 FAIL, 1 INCONCLUSIVE; implementation checks: 0 of 0 PASS; "
+                        "hypotheses (the package's own, not a paper's): 1 PASS, 0 FAIL, 0 INCONCLUSIVE")
+
+
+def test_level_text_never_rounds_a_level_below_one_to_100():
+    assert C.level_text(0.95) == "95%" and C.level_text(0.975) == "97.5%"
+    assert C.level_text(0.998) == "99.8%" and C.level_text(0.99889) == "99.89%"
+    for lv in (0.9999, 0.99999, 0.999999, 1 - 0.05 / 30, 1 - 0.05 / 1000):
+        assert C.level_text(lv) != "100%" and float(C.level_text(lv)[:-1]) < 100
+
+
+def test_per_run_slope_check_takes_the_run_as_the_unit():
+    """One slope per run, Student t over the runs: three runs of slope 0.5 ± 0.01 decide "< 1" (an
+    OLS or hull interval over three pooled points would not)."""
+    x = np.tile([1.0, 2.0, 4.0, 8.0], 3)
+    g = np.repeat([0, 1, 2], 4)
+    y = np.concatenate([x[:4] ** s for s in (0.49, 0.5, 0.51)])
+    r = C.per_run_slope_check(x, y, g, "<", 1.0, label="slope")
+    assert r.verdict == "PASS" and r.effect == pytest.approx(0.5) and r.n == 3 and r.method == "t-runs"
+    assert C.per_run_slope_check(x, y, g, ">", 1.0).verdict == "FAIL"
+    assert C.per_run_slope_check(x, y, g, "<", 0.5).verdict == "INCONCLUSIVE"
+
+
+@pytest.mark.parametrize("dist", ["normal", "t2"])
+def test_per_run_slope_check_is_calibrated_at_three_runs(dist):
+    """No effect: the per-run slope rule PASSes (and FAILs) at most at the nominal 2.5 % (plus 3 Monte-Carlo
+    standard errors), at n = 3, the run count of the claims that use it."""
+    r = C.null_pass_rate("slope-per-run", 3, dist, n_sims=2000)
+    assert r["pass"] <= 0.025 + 3 * r["se"] and r["fail"] <= 0.025 + 3 * r["se"]
+
+
+def test_runs_to_decide_matches_the_t_test_power():
+    """An undecided paired claim whose effect is one spread from 0: about 9 runs give a one-sided t-test
+    at 2.5 % 80 % power (the exact noncentral-t count); a tie at the threshold is said to be one."""
+    d = np.array([-2.2, 0.3, -1.1])  # mean -1, an interval straddling 0
+    r = C.compare_paired(d, np.zeros(3), "<")
+    assert r.verdict == "INCONCLUSIVE"
+    leans, n = C.runs_to_decide(r)
+    sd = float(d.std(ddof=1))
+    from scipy.stats import nct, t as student
+    assert leans == "PASS" and n is not None
+    pw = lambda k: nct.sf(student.ppf(0.975, k - 1), k - 1, 1.0 / sd * np.sqrt(k))
+    assert pw(n) >= 0.8 > pw(n - 1)
+    assert "about" in C.decide_text(r) and str(n) in C.decide_text(r)
+    tie = C.compare_paired(np.zeros(3), np.zeros(3), ">=")
+    assert C.runs_to_decide(tie)[0] == "tie" and "tie" in C.decide_text(tie)
+    assert C.decide_text(C.compare_paired(d - 10, np.zeros(3), "<")) == ""
 
 
 def test_write_claims_json(tmp_path):
@@ -556,8 +619,8 @@ def test_null_pass_rate_and_power_table_are_reproducible():
 
 
 def test_every_committed_claim_has_a_kind_and_every_non_pass_a_cause():
-    """Every figures/**/claims.json labels each claim (paper claim or implementation check) and gives
-    each FAIL / INCONCLUSIVE a cause, archived and superseded runs included."""
+    """Every figures/**/claims.json labels each claim (paper claim, implementation check or hypothesis) and
+    gives each FAIL / INCONCLUSIVE a cause, archived and superseded runs included."""
     from pathlib import Path
 
     from bandits.experiments.claims import CAUSES, KINDS
@@ -572,4 +635,10 @@ def test_every_committed_claim_has_a_kind_and_every_non_pass_a_cause():
                 bad.append(f"{f.relative_to(root)}: {c['id']} has no kind")
             if c.get("verdict") != "PASS" and c.get("cause") not in CAUSES:
                 bad.append(f"{f.relative_to(root)}: {c['id']} ({c.get('verdict')}) has no cause")
+            if c.get("verdict") != "PASS" and not (c.get("cause_note") or "").strip():
+                bad.append(f"{f.relative_to(root)}: {c['id']} ({c.get('verdict')}) has no note saying why")
+            if f.parent.name == "arena" and c.get("kind") == "paper":
+                bad.append(f"arena: {c['id']} is the package's hypothesis, not a paper's claim")
+            if re.search(r"\bissues? ?-?\d", json.dumps(c, ensure_ascii=False), re.I):
+                bad.append(f"{f.relative_to(root)}: {c['id']} names a tracker issue")
     assert not bad, bad[:10]

@@ -1,24 +1,25 @@
-r"""The arena's claims, headline and break-even table (issues 12 and 28), computed from the runs of
+r"""The arena's claims, headline and break-even table, computed from the runs of
 :func:`bandits.experiments.arena.run_arena`.
 
 Left out of the run-cache key (its name ends in ``_claims``): a claim's text, threshold or statistic can
 change without recomputing a run. The run module :mod:`bandits.experiments.arena` never imports this one.
 
 Every claim here is **the package's own hypothesis** about the methods, fixed before the runs it is tested
-on; a paper is cited only for context. The hypotheses (``kind="paper"``: tested statements about the
-methods, though no paper states them) are paired comparisons over the shared runs (common random
-numbers) with the calibrated Student t interval (``method=None``), three-valued. The one
-``kind="implementation"`` check is the break-even rule of the communication accounting.
+on; a paper is cited only for context. They carry ``kind="hypothesis"`` (counted apart from the papers'
+claims): paired comparisons over the shared runs (common random numbers) with the calibrated Student t
+interval (``method=None``), three-valued. The one ``kind="implementation"`` check is the break-even rule
+of the communication accounting.
 
 **No point is picked on the runs that test it.** The exploration multiplier of every method was chosen on
-the tuning runs (``arena.TUNE_REP0`` …, seeds apart). ``comm-pays`` tests the communicating method that
-had the lowest mean R(T) on the tuning runs (a held-out selection); the "some point" parts are
-existential over that method's communication values at the Bonferroni level, the "every" parts
+the tuning runs (``arena.TUNE_REP0`` …, seeds apart). Where the tuning runs are in the results,
+``comm-pays`` tests the communicating method that had the lowest mean R(T) on them (a held-out
+selection); without them it tests every communicating point, and its check text says which of the two it
+did. The "some point" parts are existential at the Bonferroni level, the "every" parts
 intersection–union. The front claims and ``kernel-beats-linear`` are existential / universal statements
-over all points, as before. A failed run counts as the worst outcome of its comparison.
+over all points. A failed run counts as the worst outcome of its comparison.
 
-Thresholds are in the check texts and were fixed before the runs of issue 28's code: R(T) differences
-against 0; the break-even check's 10 % margin.
+Thresholds are in the check texts and were fixed before the runs: R(T) differences against 0; the
+break-even check's 10 % margin.
 """
 from __future__ import annotations
 
@@ -33,9 +34,8 @@ from .claims import Claim
 __all__ = ["CLAIMS", "arena_claims", "headline", "headline_text", "front_ends", "break_even_table"]
 
 _HYP = "the package's own hypothesis, not a paper's claim: "
-#: The arena's claims. Issue 23 changed the statistics (Student t; a failed run the worst outcome); issue 28
-#: the tuning (one exploration grid, chosen on runs apart), comm-pays's selection (held out) and added the
-#: break-even check. The hypotheses and their thresholds are those of issue 12.
+#: The arena's claims: ``{key: (the hypothesis, the check)}``; comm-pays's check has a second form,
+#: :data:`COMM_PAYS_EVERY`, for results without tuning runs.
 CLAIMS = {
     "async-front": (_HYP + "Async-KernelUCB lies on the regret-communication front (scalars) on every "
                     "asynchronous environment",
@@ -52,8 +52,7 @@ CLAIMS = {
                   "the communicating method with the lowest mean R(T) on the tuning runs (held out: runs apart "
                   "from the tested ones) has some communication value whose R(T) is below that of every silent "
                   "point (N-KernelUCB, NeuralUCB): paired difference < 0 against each (intersection-union), "
-                  "existential over the selected method's values at the Bonferroni level; without tuning runs, "
-                  "existential over every communicating point"),
+                  "existential over the selected method's values at the Bonferroni level"),
     "kernel-beats-linear": (_HYP + "on the nonlinear synthetic environments (h1, Hartmann-4, cosine, f1) a "
                             "kernel method beats every linear method at no more communication (context: "
                             "Async-KernelUCB §5.2 compares kernel and linear methods in its own protocol)",
@@ -68,6 +67,11 @@ CLAIMS = {
                    "rule's prediction (cheaper or not) agrees with the measured mean C of Async-KernelUCB against "
                    "OneKernelUCB's on the same environment"),
 }
+#: comm-pays's check when the results hold no tuning runs (no held-out selection): every point is tested.
+COMM_PAYS_EVERY = ("some communicating point (every method and communication value in the table; no tuning runs "
+                   "to select one method on) has an R(T) below that of every silent point (N-KernelUCB, NeuralUCB): "
+                   "paired difference < 0 against each (intersection-union), existential over all the "
+                   "communicating points at the Bonferroni level")
 _SOURCES = {"async-front": "", "duets-front": "context: DUETS §5", "comm-pays": "",
             "kernel-beats-linear": "context: Async-KernelUCB §5.2", "break-even": ""}
 _KERNEL_METHODS = ("DUETS", "DisKernelUCB", "Approx-DisKernelUCB", "Async-KernelUCB", "N-KernelUCB",
@@ -182,6 +186,8 @@ def _comm_pays(res, protocol, env, level, stat_method):
     chosen = _tuned_best_talker(res, protocol, env)
     if chosen is not None and (talk.method == chosen).any():
         talk = talk[talk.method == chosen]
+    else:
+        chosen = None
     lvl = bonferroni_level(level, len(talk))
     per = [combine([_beats(res, protocol, env, t, s_, lvl, stat_method) for s_ in silent.itertuples()], "all",
                    label=f"{_label(t)} below every silent point") for t in talk.itertuples()]
@@ -264,13 +270,13 @@ def arena_claims(res: ArenaResults, level: float = 0.95, method: str | None = No
     envs = list(dict.fromkeys(pts.env))
     note = _cause_note(res)
 
-    def add(cid, key, prefix, r, extra="", fail_note=""):
+    def add(cid, key, prefix, r, extra="", fail_note="", check=None):
         # PASS: no cause; INCONCLUSIVE: open (more runs decide); FAIL: the hypothesis does not hold here
         cause = None if r.verdict == "PASS" else ("hypothesis" if r.verdict == "FAIL" else "open")
         why = {None: None, "open": note, "hypothesis": fail_note or _FAIL_NOTE}[cause]
-        claims.append(Claim.from_result(cid, CLAIMS[key][0], prefix + CLAIMS[key][1], r, value=r.text() + extra,
-                                        kind="paper", quote="paraphrase", source=_SOURCES[key], cause=cause,
-                                        cause_note=why))
+        claims.append(Claim.from_result(cid, CLAIMS[key][0], prefix + (check or CLAIMS[key][1]), r,
+                                        value=r.text() + extra, kind="hypothesis", quote="paraphrase",
+                                        source=_SOURCES[key], cause=cause, cause_note=why))
 
     be = break_even_table(res)
     for env in envs:
@@ -287,7 +293,8 @@ def arena_claims(res: ArenaResults, level: float = 0.95, method: str | None = No
         r, chosen = _comm_pays(res, protocol, env, level, method)
         if r is not None:
             add(f"comm-pays-{protocol}-{env}", "comm-pays", f"{protocol}/{env}: ", r,
-                f"; selected on the tuning runs: {chosen}" if chosen else "")
+                f"; selected on the tuning runs: {chosen}" if chosen else "",
+                check=None if chosen else COMM_PAYS_EVERY)
     for protocol, env in pairs:
         if env in REAL_ENVS:
             continue

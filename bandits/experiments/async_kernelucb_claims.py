@@ -4,12 +4,13 @@ results.
 Left out of the run cache's code fingerprint (:func:`bandits.runner.in_runs`: the name ends in
 ``_claims.py``): a claim's text, threshold or statistic can change without recomputing a run. The run
 module :mod:`bandits.experiments.async_kernelucb` never imports this one; the notebook does. The
-thresholds are stated in :func:`fig2_claims` and were fixed before the issue-25 runs.
+thresholds are stated in :func:`fig2_claims` and were fixed before the full-mode runs.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..claims import level_text
 from .async_kernelucb import LINEAR_METHODS, MUCH_SMALLER, Fig2Results, method_runs, runs_text
 from .claims import Claim
 from .common import fmt
@@ -62,12 +63,12 @@ def fig2_claims(res: Fig2Results, level: float = 0.95, method: str | None = None
     several comparisons behind one claim combine by :func:`bandits.claims.combine` (PASS only if
     all PASS).
 
-    Thresholds (fixed before the issue-25 runs): "lower regret" paired difference < 0;
+    Thresholds (fixed before the full-mode runs): "lower regret" paired difference < 0;
     "relatively lower communication cost for joint kernel estimation" ratio of mean C(T) < 1
     against OneKernelUCB, the paper's method of joint kernel estimation by sharing every raw point
     (§5: "data aggregation happens immediately after each new data point becomes available"; the
     sentence names no comparator, this is the reading); "much smaller communication cost" ratio of
-    mean C(T) ≤ :data:`MUCH_SMALLER` (0.5, at least a factor 2; before issue 25: < 1);
+    mean C(T) ≤ :data:`MUCH_SMALLER` (0.5: "much smaller" read as at least a factor 2, not merely < 1);
     "comparable or even better regret" ratio of mean R(T) ≤ 1.2."""
     from ..claims import combine, compare_paired, compare_ratio  # noqa: F401 (used in the helpers)
 
@@ -101,7 +102,7 @@ def fig2_claims(res: Fig2Results, level: float = 0.95, method: str | None = None
         if kern and lin:
             worst_k = max(x.loc[m, "R_T"] for m in kern)
             best_l = min(x.loc[m, "R_T"] for m in lin)
-            how = f"paired over runs ({_runs_note(p, env, kern + lin)}), {level:.0%} {how_i}"
+            how = f"paired over runs ({_runs_note(p, env, kern + lin)}), {level_text(level)} {how_i}"
             r = combine([cmp(col(env, k, "R_T"), col(env, l_, "R_T"), "<", 0.0, label=f"R(T) {k} − {l_}",
                              level=level) for k in kern for l_ in lin])
             claims.append(Claim.from_result(
@@ -112,7 +113,7 @@ def fig2_claims(res: Fig2Results, level: float = 0.95, method: str | None = None
                 kind="paper", quote="verbatim", source="§5.2",
                 cause="setting" if env == "mushroom" else "open", cause_note=warm if env == "mushroom" else ""))
         if kern and "OneKernelUCB" in ms:
-            how = f"paired over runs ({_runs_note(p, env, kern + ['OneKernelUCB'])}), {level:.0%} {how_i}"
+            how = f"paired over runs ({_runs_note(p, env, kern + ['OneKernelUCB'])}), {level_text(level)} {how_i}"
             r = combine([cratio(col(env, k, "C_T"), col(env, "OneKernelUCB", "C_T"), "<", 1.0,
                                 label=f"C(T) {k} / OneKernelUCB", level=level) for k in kern])
             claims.append(Claim.from_result(
@@ -128,13 +129,13 @@ def fig2_claims(res: Fig2Results, level: float = 0.95, method: str | None = None
         if {"Async-KernelUCB", "Approx-DisKernelUCB"} <= set(ms):
             a, b = x.loc["Async-KernelUCB"], x.loc["Approx-DisKernelUCB"]
             how = (f"paired over runs ({_runs_note(p, env, ['Async-KernelUCB', 'Approx-DisKernelUCB'])}), "
-                   f"{level:.0%} {how_i}")
+                   f"{level_text(level)} {how_i}")
             rc = cratio(col(env, "Async-KernelUCB", "C_T"), col(env, "Approx-DisKernelUCB", "C_T"), "<",
                         MUCH_SMALLER, label="C(T) Async / Approx", level=level)
             claims.append(Claim.from_result(
                 f"fig2-async-vs-approx-comm-{env}", _Q_ASYNC_APPROX,
                 f"{env}, the communication half: \"much smaller\" = ratio of mean C(T) Async / Approx-DisKernelUCB "
-                f"< {MUCH_SMALLER:g} (fixed before the issue-25 runs) on the paired log-ratio ({how})",
+                f"< {MUCH_SMALLER:g} (fixed before the full-mode runs) on the paired log-ratio ({how})",
                 rc, value=f"C: {fmt(a.C_T)} vs {fmt(b.C_T)}; deciding: {rc.label}", kind="paper", quote="verbatim",
                 source="§5.2", cause="setting",
                 cause_note="Approx-DisKernelUCB's trigger and threshold are not given by the paper (here the "
@@ -151,7 +152,7 @@ def fig2_claims(res: Fig2Results, level: float = 0.95, method: str | None = None
         if {"OneKernelUCB", "NKernelUCB", "Async-KernelUCB"} <= set(ms):
             o, n, a = x.loc["OneKernelUCB", "R_T"], x.loc["NKernelUCB", "R_T"], x.loc["Async-KernelUCB", "R_T"]
             how = (f"paired over runs ({_runs_note(p, env, ['OneKernelUCB', 'Async-KernelUCB', 'NKernelUCB'])}), "
-                   f"{level:.0%} {how_i}")
+                   f"{level_text(level)} {how_i}")
             r = combine([
                 cmp(col(env, "OneKernelUCB", "R_T"), col(env, "Async-KernelUCB", "R_T"), "<=", 0.0,
                     label="R(T) OneKernelUCB − Async", level=level),

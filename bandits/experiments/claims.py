@@ -17,21 +17,43 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from ..validation import check, one_of, optional, rule
 
-__all__ = ["KINDS", "QUOTES", "CAUSES", "Claim", "verdict_counts", "summary_line", "kind_summary", "claims_table",
-           "write_claims"]
+__all__ = ["KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
+           "summary_line", "kind_summary", "claims_table", "write_claims"]
 
-#: What a claim is: a statement of the paper, or a check of this package's implementation.
-KINDS = ("paper", "implementation")
+#: What a claim is: a statement of the paper, a check of this package's implementation, or a hypothesis of
+#: this package (the arena's comparisons across papers: no paper states them).
+KINDS = ("paper", "implementation", "hypothesis")
 #: Whether a claim's text is the paper's own words.
 QUOTES = ("verbatim", "paraphrase")
-#: Why a claim is not PASS (issue 23): the key, and the words the tables print.
+#: Why a claim is not PASS: the key, and the words the tables print for a FAIL.
 CAUSES = {
     "paper": "the paper's statement does not hold in this reproduction",
     "setting": "depends on a setting the paper does not give",
     "approximation": "an approximation of this package",
     "hypothesis": "the package's own hypothesis (not a paper's claim) does not hold in these runs",
-    "open": "open",
+    "open": "open: no cause found yet",
 }
+#: The words for an INCONCLUSIVE verdict, which says nothing either way about the statement.
+_CAUSES_UNDECIDED = {
+    "paper": "undecided; where the runs lean, the doubt is about the paper's statement itself",
+    "setting": "undecided, in a setting the paper does not give",
+    "approximation": "undecided, under an approximation of this package",
+    "hypothesis": "undecided: the runs do not yet tell whether the package's own hypothesis holds",
+    "open": "open: the runs do not decide it yet",
+}
+#: ``{verdict: {cause: words}}``: what a table prints after ``cause:`` (:func:`cause_text`).
+CAUSE_WORDS = {"FAIL": dict(CAUSES), "INCONCLUSIVE": dict(_CAUSES_UNDECIDED)}
+#: What the cause "open" means, for a page's legend.
+OPEN_MEANS = ("open: not explained by the paper, a setting it leaves out, or an approximation of this package; for "
+              "an INCONCLUSIVE verdict, the runs used do not decide the claim, and the note says what was tried and "
+              "what would settle it (about how many runs, if the effect is as observed)")
+
+
+def cause_text(cause: str, verdict: str) -> str:
+    """The words for ``cause`` on a claim whose verdict is ``verdict`` (FAIL or INCONCLUSIVE): an
+    INCONCLUSIVE claim never reads as if its statement had failed."""
+    check("cause", cause, one_of(*CAUSES))
+    return CAUSE_WORDS.get(verdict, CAUSES)[cause]
 
 
 
@@ -50,16 +72,21 @@ class Claim:
         level: two-sided confidence level of the interval, or None.
         method: how the interval was made (e.g. ``"percentile"``, ``"ols"``).
         detail: one line per tested part (``Comparison.text()``), for the notebook and claims.json.
-        kind: ``"paper"`` (a statement of the paper, tested) or ``"implementation"`` (a check of this
+        kind: ``"paper"`` (a statement of the paper, tested), ``"implementation"`` (a check of this
             package: an identity, bookkeeping, a definition, or a bound 10× or more away from what is
-            observed). The two kinds are counted apart (:func:`summary_line`, the README, CLAIMS.md).
+            observed) or ``"hypothesis"`` (the package's own statement, e.g. the arena's comparisons
+            across papers). The kinds are counted apart (:func:`kind_summary`, the README, CLAIMS.md).
         quote: ``"verbatim"`` when ``claim`` is the paper's words (a test looks each up in the paper's
             text, whitespace normalised), else ``"paraphrase"`` (the package's restatement).
         source: where in the paper the claim is made ("§5.2", "Theorem 1", "Fig. 3(c)"), or "".
         cause: for a verdict other than PASS, why: one of :data:`CAUSES` (``None`` for a PASS; a
             non-PASS claim given no cause gets ``"open"``). Given before the runs for the case it
             applies, it is dropped when the claim PASSes.
-        cause_note: the named setting or approximation, or the reason in words.
+        cause_note: the named setting or approximation, or the reason in words. An INCONCLUSIVE
+            claim built by :meth:`from_result` also gets, in ``decide``, what its interval shows and about
+            how many runs would decide it (:func:`bandits.claims.decide_text`); a non-PASS claim with no
+            note of its own takes that as its note (:meth:`finalise`).
+        decide: see ``cause_note`` (``""`` unless the verdict is INCONCLUSIVE).
     """
 
     id: str
@@ -79,6 +106,7 @@ class Claim:
     source: str = ""
     cause: str | None = None
     cause_note: str = ""
+    decide: str = ""
 
     def __post_init__(self):
         from ..claims import VERDICTS
@@ -114,10 +142,36 @@ class Claim:
         (its parts, if combined, each give a line of ``detail``); ``value`` defaults to the
         deciding comparison's text; ``labels``: ``kind``, ``quote``, ``source``, ``cause``,
         ``cause_note``."""
+        from ..claims import decide_text
+
         parts = result.parts or (result,)
+        labels.setdefault("decide", decide_text(result))
         return cls(id, claim, check, value if value is not None else result.text(), note=note,
                    verdict=result.verdict, effect=result.effect, interval=(result.lo, result.hi),
                    level=result.level, method=result.method, detail=[p.text() for p in parts], **labels)
+
+    def finalise(self) -> "Claim":
+        """Make the labels agree with the verdict (which claims code may set after construction): a PASS
+        has no cause; a non-PASS has one (``"open"`` if none was given); ``decide`` only on an
+        INCONCLUSIVE; a non-PASS claim without a note of its own takes ``decide`` as its note."""
+        self.passed = self.verdict == "PASS"
+        if self.passed:
+            self.cause, self.cause_note, self.decide = None, "", ""
+            return self
+        if self.cause is None:
+            self.cause = "open"
+        if self.verdict != "INCONCLUSIVE":
+            self.decide = ""
+        if not self.cause_note and self.decide:
+            self.cause_note, self.decide = self.decide, ""
+        return self
+
+    def cause_line(self) -> str:
+        """``cause words (note)`` for a non-PASS claim, ``""`` for a PASS."""
+        if self.verdict == "PASS" or self.cause is None:
+            return ""
+        note = f" ({self.cause_note})" if self.cause_note else ""
+        return cause_text(self.cause, self.verdict) + note
 
     def interval_text(self) -> str:
         """``effect [lo, hi] (95%, method)`` or ``-``."""
@@ -146,12 +200,17 @@ def summary_line(verdicts) -> str:
 
 def kind_summary(claims) -> str:
     """``"paper claims: n PASS, n FAIL, n INCONCLUSIVE; implementation checks: k of m PASS"``: the
-    two kinds counted apart (a check of the implementation is not evidence about the paper)."""
+    kinds counted apart (a check of the implementation is not evidence about the paper), and, where
+    there are any, ``"; hypotheses (the package's own, not a paper's): n PASS, ..."``."""
     claims = list(claims)
     paper = [c.verdict for c in claims if c.kind == "paper"]
     impl = [c.verdict for c in claims if c.kind == "implementation"]
-    return (f"paper claims: {summary_line(paper)}; implementation checks: "
-            f"{sum(v == 'PASS' for v in impl)} of {len(impl)} PASS")
+    hyp = [c.verdict for c in claims if c.kind == "hypothesis"]
+    out = (f"paper claims: {summary_line(paper)}; implementation checks: "
+           f"{sum(v == 'PASS' for v in impl)} of {len(impl)} PASS")
+    if hyp:
+        out += f"; hypotheses (the package's own, not a paper's): {summary_line(hyp)}"
+    return out
 
 
 def claims_table(claims: list[Claim], width: int = 60) -> str:
@@ -165,11 +224,15 @@ def claims_table(claims: list[Claim], width: int = 60) -> str:
 
     and a last line :func:`kind_summary`. An implementation check's first line ends in
     ``(implementation check)``; a paraphrase is marked ``(paraphrase)`` after the claim and the
-    paper's section follows it; a verdict other than PASS has a ``cause:`` line.
+    paper's section follows it; a hypothesis's first line ends in ``(hypothesis: not a paper's claim)``;
+    a verdict other than PASS has a ``cause:`` line (words that fit the verdict, :func:`cause_text`) and an
+    INCONCLUSIVE one whose note is about something else a ``to decide:`` line.
     """
     lines = []
     for c in claims:
-        tag = " (implementation check)" if c.kind == "implementation" else ""
+        c.finalise()
+        tag = {"implementation": " (implementation check)",
+               "hypothesis": " (hypothesis: not a paper's claim)"}.get(c.kind, "")
         lines.append(f"[{c.verdict}] {c.id}{tag}")
         where = f" [{c.source}]" if c.source else ""
         para = " (paraphrase)" if c.quote == "paraphrase" else ""
@@ -178,8 +241,9 @@ def claims_table(claims: list[Claim], width: int = 60) -> str:
         lines.append(f"    number: {c.value}")
         lines.append(f"    interval: {c.interval_text()}")
         if c.cause is not None:
-            note = f" ({c.cause_note})" if c.cause_note else ""
-            lines.append(f"    cause: {CAUSES[c.cause]}{note}")
+            lines.append(f"    cause: {c.cause_line()}")
+        if c.decide:
+            lines.append(f"    to decide: {c.decide}")
     lines.append(kind_summary(claims))
     return "\n".join(lines)
 
@@ -199,6 +263,8 @@ def write_claims(claims: list[Claim], out: str | os.PathLike, extra: dict | None
     interval ``[lo, hi]`` (or null), level, method, detail; plus ``summary`` counts and ``extra``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    for c in claims:
+        c.finalise()
     payload = {"claims": [_json_safe(asdict(c)) for c in claims],
                "summary": verdict_counts(c.verdict for c in claims),
                "summary_by_kind": {k: verdict_counts(c.verdict for c in claims if c.kind == k) for k in KINDS}}

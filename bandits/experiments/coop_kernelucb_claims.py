@@ -85,7 +85,7 @@ def fig1_claims(res: Fig1Results, level: float = 0.95, method: str | None = None
                 f"fig1-beat-naive-{tag}", q_naive, f"{where}: R̂(T) of Coop and of Dist below Naive (paired)",
                 combine([less(row, graph, m, "Naive Cooperation") for m in ("Coop-KernelUCB", "Dist-KernelUCB")]),
                 quote="paraphrase", source=src, **cz))
-        # the safeguard on the truncation of K̂_z held in every run of the paper's curves (issue 29)
+        # the safeguard on the truncation of K̂_z held in every run of the paper's curves
         r = runs[(runs.row == row) & runs.method.isin(COOPERATIVE)]
         kept = r.min_kept_var.dropna() if "min_kept_var" in r else r.R_T.iloc[:0]
         capped = int(r.capped.fillna(0).sum()) if "capped" in r else 0

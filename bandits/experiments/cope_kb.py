@@ -5,7 +5,7 @@ Figure 2 (fixed confidence): per-agent sample complexity vs Δ_min ∈ [0.1, 0.8
 task-similarity cases (rank(K_Z) = 1, 2, V; V = 5 agents, n = 6 two-hot arms), δ = 0.005, 50 runs,
 95 % intervals; CoKernelFC, CoKernel-IndAlloc (readings A and B), IndRAGE, IndRAGE/V, IndALBA,
 IndPolyALBA (a reconstruction).
-Figure 3 (fixed budget): error probability vs per-agent budget T ∈ [7000, 300000], 100 runs, and
+Figure 3 (fixed budget): error probability vs per-agent budget T ∈ [3000, 500000], 100 runs, and
 the share of the budget each method spends; CoKernelFB, CoKernelFB-IndAlloc (readings A and B),
 IndPeaceFB (per-round data as Algorithm 2, and pooled over rounds as Peace's code), IndUniformFB.
 
@@ -24,7 +24,9 @@ ordering: the ratio is g/V because ρ* scales with rank(K_Z) under one sample-si
 C2, C3, C4, C6). Thresholds are written in each check and were fixed before the full-mode run.
 
 Choices where the paper (§6, App. A) is silent, made by this package: the Δ grid {0.1, …, 0.8}; the T grid
-{7k, 15k, 30k, 60k, 100k, 200k, 300k}; Δ_min = 0.02 for Figure 3; N(0, 1) noise; ξ = 1e-6;
+{3k, 5k, 7k, 10k, 15k, 20k, 30k, 45k, 60k, 100k, 150k, 200k, 300k, 400k, 500k} (full mode; dense where
+rank 1's error lies in (0.01, 0.6), below 60k, and where rank V's does, above 100k, so that C8's two
+exponent fits have enough budgets); Δ_min = 0.02 for Figure 3; N(0, 1) noise; ξ = 1e-6;
 ε = 0.1; one sample-size constant for every RAGE-family method (``constants``: "practical"
 = the RAGE code's 2(1+ε), the figures' default, or "theory" = the paper's 32(1+ε)²); an error
 in Figure 3 means *some* agent is wrong.
@@ -54,7 +56,8 @@ FB_VARIANTS = ("CoKernelFB [reuse rounds, R within]",)
 FB_BASELINES = ("CoKernelFB-IndAlloc-A", "CoKernelFB-IndAlloc-B", "IndPeaceFB", "IndPeaceFB-pooled", "IndUniformFB")
 
 _FULL = dict(V=5, cases=list(CASES), deltas=[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8], fc_runs=50,
-             budgets=[7000, 15000, 30000, 60000, 100000, 200000, 300000], fb_runs=100, fb_delta_min=0.02,
+             budgets=[3000, 5000, 7000, 10000, 15000, 20000, 30000, 45000, 60000, 100000, 150000, 200000, 300000,
+                      400000, 500000], fb_runs=100, fb_delta_min=0.02,
              delta=0.005, xi=1e-6, eps=0.1, constants="practical", constants_compare=True,
              fc_methods=list(FC_METHODS), fb_methods=list(FB_METHODS) + list(FB_VARIANTS),
              alba_runs=None)

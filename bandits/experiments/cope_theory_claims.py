@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..claims import level_text
 from .claims import Claim
 from .common import fmt
 
@@ -128,7 +129,7 @@ def c9_claims(c9, tp: dict, level: float = 0.95, method: str | None = None) -> l
         "RKHS instance (product RBF kernel; this package's check C9: S_CoKernelFC/S_IndRAGE decreases toward 1/V as ℓ_z grows)",
         f"geometric-mean ratio S(CoKernelFC)/S(IndRAGE) strictly decreases over ℓ_z ∈ {{{', '.join(f'{e:g}' for e in ells)}}}: smallest drop of the mean "
         f"log-ratio > 0 ({len(lr)} random instances, {tp['c9_runs']} runs each, instances resampled, "
-        f"{level:.0%} interval)", res,
+        f"{level_text(level)} interval)", res,
         value=", ".join(f"ℓ_z={e:g}: ratio {fmt(ratio[e])} (rank(K_Z) {int(rk.loc[e, 'min'])}–{int(rk.loc[e, 'max'])})"
                         for e in ells) + f" vs 1/V = {fmt(1 / V)}; error rates "
         + ", ".join(f"{k} {fmt(v)}" for k, v in err.items()),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..claims import level_text
 from .claims import Claim
 from .common import fmt
 from .duets import BASE_METHODS, Fig1Results
@@ -21,7 +22,7 @@ def tuning_reps(p: dict) -> tuple[list[int], list[int]]:
 
 
 def split_selection(runs, tune, keys=("function", "method"), knob: str = "beta", score: str = "R_T"):
-    """Tuning on runs disjoint from the tested ones (issue 23): per ``keys``, the ``knob`` value with the
+    """Tuning on runs disjoint from the tested ones: per ``keys``, the ``knob`` value with the
     smallest mean ``score`` over the runs ``tune`` (run indices), and the rows of every **other** run at
     that value.
 
@@ -74,7 +75,7 @@ def fig1_claims(res: Fig1Results, level: float = 0.95, method: str | None = None
         return claims
     tuned = (f"β picked per method on runs {tune_reps} (smallest mean R(T)), the claim tested on runs {test_reps}"
              if tune_reps else "β picked on the tested runs themselves (no tuning runs: not calibrated)")
-    how = f"paired over runs, {level:.0%} {method_label(method)} interval; {tuned}"
+    how = f"paired over runs, {level_text(level)} {method_label(method)} interval; {tuned}"
     setting = ("the paper does not give λ, the candidate sets, how regret is measured on a continuous domain, nor "
                "how β is picked from its grid (§5); this package's choices are in the module docstring")
     labels = dict(kind="paper", quote="verbatim", source="§5")

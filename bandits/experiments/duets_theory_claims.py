@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..claims import level_text
 from .claims import Claim
 from .common import fmt, loglog_slope
 from .duets_theory import DELTA
@@ -48,7 +49,7 @@ def theory_claims(runs, epochs, e3, e4, e6, level: float = 0.95, e8=None, method
     """The E1–E7 claims (and E8(b) when ``e8``, :func:`run_e8`'s table, is given) with the thresholds
     of the module docstring. Slopes are the least-squares slopes of the mean over runs, decided by
     their OLS Student interval on m − 2 degrees of freedom (:func:`bandits.claims.slope_check`,
-    ``rule="interval"``, issue 23: a slope passes "<= bound" only when its whole interval lies
+    ``rule="interval"``: a slope passes "<= bound" only when its whole interval lies
     below the bound); the per-agent comparison E1 is paired over runs
     (:func:`bandits.claims.compare_paired`, ``method=None``: Student t). The theorems and lemmas
     are stated in mathematical notation, so the claims paraphrase them (quote="paraphrase") with
@@ -63,7 +64,7 @@ def theory_claims(runs, epochs, e3, e4, e6, level: float = 0.95, e8=None, method
     mN = b1[b1.series == "N"].groupby("N")[["R_T", "C_paper", "sum_S", "NT"]].mean()
     q1 = "R_DUETS = Õ(√(N T γ_NT) · log(T/δ))  (Theorem 4.1)"
     kw = dict(level=level)
-    se_txt = f"; decided by the slope's {level:.0%} OLS interval (Student t on m − 2 d.o.f.): PASS iff it lies below"
+    se_txt = f"; decided by the slope's {level_text(level)} OLS interval (Student t on m − 2 d.o.f.): PASS iff it lies below"
 
     def slope_claim(cid, quote, check, x, y, bound, extra="", source="Theorem 4.1", cause="open", cause_note=""):
         r = slope_check(x, y, "<=", bound, label="log-log slope", **kw)
@@ -85,7 +86,7 @@ def theory_claims(runs, epochs, e3, e4, e6, level: float = 0.95, e8=None, method
     claims.append(Claim.from_result("E1-per-agent", "achieves the optimal regret order (as defined by centralized learning)",
                                     f"the package's reading: optimality implies R/N = Õ(√(Tγ_NT/N)), which falls as "
                                     f"agents join; per-agent regret R/N at the largest N is below R/N at N = 1 (paired "
-                                    f"over runs, {level:.0%} {method_label(method)} interval)",
+                                    f"over runs, {level_text(level)} {method_label(method)} interval)",
                                     r, value=f"R/N: N={n0} {fmt(per_agent.iloc[0])}, N={n1} {fmt(per_agent.iloc[-1])}",
                                     quote="verbatim", source="Abstract"))
     allb = b1.groupby("NT")[["C_paper", "sum_S"]].mean()

@@ -71,8 +71,8 @@ CAUSE_TEXT = ("setting", "the local-training budget, which App. E's text and the
               "rounds); the claim's '-official' twin is the code's training")
 CAUSE_OFFICIAL = {"FAIL": ("paper", "the official code's training, which produced the paper's numbers, does not "
                                     "show it in these runs"),
-                  "INCONCLUSIVE": ("open", "the official code's training (the one behind the paper's numbers); the "
-                                           "interval is too wide at this number of runs")}
+                  "INCONCLUSIVE": ("open", "with the official code's training (the one behind the paper's numbers) "
+                                           "the interval is too wide at this number of runs")}
 
 
 def _per_run(runs, figure, env, label):
@@ -124,13 +124,14 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str | None = None) ->
     which training produced the paper's numbers (the official code's) in its cause. A diverged run counts
     for its method: a claim any of whose curves lost a run to divergence is INCONCLUSIVE, with the count
     said (it is never silently dropped)."""
-    from ..claims import combine, compare_equivalent, compare_paired, slope_check
+    from ..claims import combine, compare_equivalent, compare_paired, level_text, per_run_slope_check
 
     all_runs, p, out = res.runs, res.params, []
     runs = all_runs[~failed_mask(all_runs)]
     figs = set(p["figures"])
-    how = "paired over runs, " + (f"{level:.0%} {method} interval" if method else f"{level:.0%} interval "
-                                                                                    "(bandits.claims' default)")
+    lv = level_text(level)
+    how = "paired over runs, " + (f"{lv} {method} interval" if method else f"{lv} interval "
+                                                                          "(bandits.claims' default)")
 
     def add(cid, q, check, parts, fig, env, labels, long_run=False, kind="paper", cause=None, official=None):
         if not parts:
@@ -145,12 +146,16 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str | None = None) ->
         if long_run and p["T"] < ALPHA_FULL_T:
             c.verdict, c.passed = "INCONCLUSIVE", False
             c.value = f"not judged at T = {p['T']} < {ALPHA_FULL_T} (the interval's own verdict: {r.verdict}); " + value
-            cause = ("open", f"a long-run claim not judged at T = {p['T']}")
+            c.decide = ""
+            cause = ("open", f"a long-run claim not judged at T = {p['T']}: a run with T ≥ {ALPHA_FULL_T} decides it")
         div = _diverged(all_runs, fig, env, labels)
         if div:  # diverged runs count: the claim is not judged without them
             c.verdict, c.passed = "INCONCLUSIVE", False
             c.value = f"not judged: {div} diverged (the interval over the rest: {r.verdict}); " + value
-            cause = ("open", f"runs diverged ({div}): network training overflowed with the code's parametrisation")
+            c.decide = ""  # more runs do not decide it while a run of its curves diverges
+            cause = ("open", f"runs diverged ({div}): network training overflowed with the code's parametrisation; "
+                             "the claim is judged once no run of its curves diverges (the divergence's cause found "
+                             "and fixed), not by more runs")
         if official is not None and cause is None:
             cause = CAUSE_TEXT if not official else CAUSE_OFFICIAL.get(c.verdict)
         if cause is not None and c.verdict != "PASS":
@@ -193,14 +198,23 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str | None = None) ->
     if "1c" in figs:
         full, a, b, noagg = "FN-UCB (N=2)", "only UCB_a", "only UCB_b", "no NN aggregation"
         labels = [full, a, b, noagg]
+        # Fig. 1c's ablations run with App. E's text training only (not the official code's, behind the figure)
+        abl = ("open", "Fig. 1c's ablations are run with App. E's text training only, not with the official code's "
+                       "training that produced the paper's figure")
         add("fig1c-only-ucb-a-worst", "onlyA", f"cosine N=2: R̄(T) of only-UCB_a above every other variant's ({how})",
             [_lower(all_runs, "1c", "cosine", x, a, level, method) for x in (full, b, noagg)], "1c", "cosine", labels,
-            long_run=True)
+            long_run=True, cause=abl)
         add("fig1c-only-ucb-b-below-a", "onlyB", f"cosine N=2: R̄(T) of only-UCB_b below only-UCB_a's ({how}; the "
             "'initially' part is not tested)", [_lower(all_runs, "1c", "cosine", b, a, level, method)], "1c", "cosine",
-            labels, long_run=True)
+            labels, long_run=True, cause=abl)
+        m_full, m_noagg = (_per_run(runs, "1c", "cosine", lab)[0].mean() for lab in (full, noagg))
         add("fig1c-aggregation-helps", "agg", f"cosine N=2: R̄(T) of FN-UCB below the no-aggregation variant's ({how})",
-            [_lower(all_runs, "1c", "cosine", full, noagg, level, method)], "1c", "cosine", labels)
+            [_lower(all_runs, "1c", "cosine", full, noagg, level, method)], "1c", "cosine", labels,
+            cause=("setting", f"FN-UCB's R̄(T) {m_full:.0f} against {m_noagg:.0f} without aggregation: with App. E's "
+                              "text training each agent's network trains only on its own data and is never "
+                              "re-synchronised, so UCB_b's average of the N networks predicts worse than each "
+                              "agent's own; the official code trains one shared network on every agent's data in "
+                              "turn (30·N steps per round), and the ablation was not run with that training"))
     for fig, env, Ds, pre, q in (("1d", "cosine", p["D_cosine"], "FN-UCB (N=5", "D1d"),
                                  ("2d", "shuttle", p["D_shuttle"], "FN-UCB (N=5, diag", "D2d")):
         if fig not in figs:
@@ -261,7 +275,9 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str | None = None) ->
                 f"each linear/kernel method at its best ν ({how}; ν picked by mean R̄(T) on {ns} selection runs "
                 "disjoint from the tested ones" + (")" if ns else ", none needed: one ν)"), parts, "4", env,
                 list(means.index), cause=("setting", "the ν grid and λ = 1 of Zhang et al. (2021), App. E; our "
-                                          "kernel baselines' hyperparameters beyond them are our choice"))
+                                          "kernel baselines' hyperparameters beyond them are our choice; mean R̄(T) "
+                                          + ", ".join(f"{l} {means[l]:.0f}" for l in neural + picked)
+                                          + f" (each baseline at the ν chosen on the {ns} selection runs)"))
     if "5" in figs:
         add("fig5-diag-worse", "fig5", f"shuttle N=5, m=20: R̄(T) without diag below with diag ({how})",
             [_lower(all_runs, "5", "shuttle", "FN-UCB (N=5, m=20)", "FN-UCB (N=5, m=20, diag)", level, method)],
@@ -273,13 +289,16 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str | None = None) ->
                 r = runs[(runs.figure == fig) & (runs.env == env) & runs.label.str.match(pat)]
                 if r.N.nunique() < 2:
                     continue
-                s = slope_check(r.N.to_numpy(float), r.R_T.to_numpy(float), "<", 0.0,
-                                label=f"{env}: d log R̄(T) / d log N", level=level)
+                # the run is the unit: run r of every N shares its seed (common random numbers), so the
+                # points of one run are not independent; one slope per run, Student t over the runs
+                s = per_run_slope_check(r.N.to_numpy(float), r.R_T.to_numpy(float), r.rep.to_numpy(), "<", 0.0,
+                                        label=f"{env}: d log R̄(T) / d log N", level=level)
                 m = r.groupby("N").R_T.mean()
                 what = "the official code's training on its environment" if off else "App. E's text training"
                 c = Claim.from_result(f"fig6-decreasing-in-N-{env}{sid}", Q["fig6"][0],
-                                      f"{env}, {what}: log-log slope of R̄(T) vs N < 0 (fitted over all runs; "
-                                      "bandits.claims' slope rule)", s,
+                                      f"{env}, {what}: log-log slope of R̄(T) vs N < 0 (one least-squares slope per "
+                                      f"run over N = {sorted(int(n) for n in r.N.unique())}, the runs sharing their "
+                                      f"seeds across N; {lv} Student t interval over the runs' slopes)", s,
                                       value="; ".join(f"N={n}: {fmt(v)}" for n, v in m.items()) + f"; {s.text()}",
                                       kind="paper", quote="verbatim", source=Q["fig6"][1])
                 div = _diverged(all_runs, fig, env, sorted(set(all_runs.label[all_runs.label.str.match(pat)
@@ -288,7 +307,9 @@ def fn_claims(res: FNResults, level: float = 0.95, method: str | None = None) ->
                 if div:
                     c.verdict, c.passed = "INCONCLUSIVE", False
                     c.value = f"not judged: {div} diverged; " + c.value
-                    cause = ("open", f"runs diverged ({div})")
+                    c.decide = ""
+                    cause = ("open", f"runs diverged ({div}): the claim is judged once no run of its curves "
+                                     "diverges, not by more runs")
                 if cause is not None and c.verdict != "PASS":
                     c.cause, c.cause_note = cause
                 out.append(c)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...claims import level_text
 from ..async_kernelucb import MUCH_SMALLER
 from ..claims import Claim
 from ..common import fmt, loglog_slope
@@ -60,7 +61,7 @@ def _by_rep(df, col: str, **filters):
     return x[col].to_numpy(float), x["rep"].to_numpy()
 
 
-#: Issue 25: each claim's kind, quote, source and, for a verdict other than PASS, the cause given before the
+#: Each claim's kind, quote, source and, for a verdict other than PASS, the cause given before the
 #: runs. "implementation" where the check holds by construction or its bound is 10× or more from what is
 #: observed (the committed full-mode values: C1 size 0.066 of the bound, C4 B 0.062, epochs 0.067, C_T 0.023;
 #: C6 at D = 1/N² communicates at nearly every step, so B ≈ T whatever N; C2 at the theoretical q keeps every
@@ -109,7 +110,7 @@ def label_claims(claims: list[Claim]) -> list[Claim]:
 def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
     """The claims of the module docstring for the checks present in ``res`` (thresholds fixed there).
 
-    Since issue 11: orderings between settings (C1 grows with q, C4 falls with D, C5's trade-off)
+    Orderings between settings (C1 grows with q, C4 falls with D, C5's trade-off)
     are paired comparisons over the shared runs (run r of every setting has the same environment,
     schedule and noise streams) with ``level`` intervals (:mod:`bandits.claims`); slopes keep
     their point test and report the OLS standard error; the per-run bound checks are unchanged."""
@@ -117,7 +118,7 @@ def theory_claims(res: TheoryResults, level: float = 0.95) -> list[Claim]:
 
     claims: list[Claim] = []
     p = res.params
-    how = f"paired over runs, {level:.0%} interval"
+    how = f"paired over runs, {level_text(level)} interval"
     if res.c1 is not None and len(res.c1):
         c1 = res.c1
         ok = bool((c1.dict_size <= c1.size_bound).all())
@@ -290,7 +291,7 @@ def extra_claims(ext: ExtraResults, level: float = 0.95) -> list[Claim]:
 
     claims: list[Claim] = []
     p = ext.params
-    how = f"paired over runs, {level:.0%} interval"
+    how = f"paired over runs, {level_text(level)} interval"
     eps = p["eps"]
     if ext.c2 is not None and len(ext.c2):
         c2 = ext.c2
@@ -405,7 +406,7 @@ def extra_claims(ext: ExtraResults, level: float = 0.95) -> list[Claim]:
         claims.append(Claim.from_result(
             "C10-async-regret-unchanged", "Async-KernelUCB does not need all clients to participate (stragglers; §1)",
             "Async-KernelUCB's mean regret under Zipf arrivals within [0.8, 1.25] × its regret under uniform arrivals "
-            f"(ratio of means, paired over runs, {level:.0%} interval)", r,
+            f"(ratio of means, paired over runs, {level_text(level)} interval)", r,
             value=f"R_T Zipf {fmt(float(a_z.R_T.mean()), 3)} vs uniform {fmt(float(a_u.R_T.mean()), 3)}; Approx "
             f"{fmt(float(apx[apx.schedule != 'uniform'].R_T.mean()), 3)} vs {fmt(float(apx[apx.schedule == 'uniform'].R_T.mean()), 3)}"))
     return label_claims(claims)
