@@ -62,7 +62,7 @@ V = None                # None: the mode's value (quick 32, full 200)
 T_linear = None         # None: the mode's value (quick 120, full 1000)
 T_rbf = None            # None: the mode's value (quick 100, full 1000)
 r_limit_rbf = None      # rank cap of the estimated K_z on the paper's RBF-row curves; None: no cap (both modes; the safeguard keeps ≥ 95 % of each agent's own variance)
-rank_cap_ablation = None  # the RBF-row ablation: Coop, Eager, Dist with the rank of K_z capped at this (dashed); None: the mode's value (full 4, quick 0: off)
+rank_cap_ablation = None  # the RBF-row ablation: Coop, Eager, Dist with the rank of K_z capped at this (dashed); None: off (0) in both modes; 4 adds the committed figure's dashed curves
 cluster_mode = None     # clusters of the agents: None: "mis_star" (Dist's stars, our reading of §5) or "clique_cover" (Coop's cliques)
 ablations = False       # True adds the dashed curves not in the paper (oracle K_z on both rows, Eager with σ_z 0.5 on the RBF row)
 
@@ -112,7 +112,7 @@ ex.panel_table(res)
 # at the last refresh, and the largest; `min_kept_var`: the smallest `‖L_v‖²/W_vv` over agents, refreshes
 # and trials; `capped`: agent-refreshes a rank cap left below 95 % (only the dashed `rank ≤ k` ablation
 # asks for a cap). `kz_within`, `kz_across`, `kz_auc`: the panel's MMD estimate at its σ_z after T samples
-# per agent (i.i.d. contexts; `bandits.envs.coop.kz_separation`): mean `K̂_z` over same-cluster and
+# per agent (i.i.d. contexts; `bandits.experiments.coop_kernelucb.kz_separation`): mean `K̂_z` over same-cluster and
 # different-cluster pairs and the probability that a same-cluster pair is above a different-cluster one;
 # `kz_true_*`: the same means of the true `K_z`.
 
