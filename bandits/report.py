@@ -349,7 +349,7 @@ _QUICK_LINE = re.compile(r"paper claims: (\d+) PASS, (\d+) FAIL, (\d+) INCONCLUS
                          r"(\d+) of (\d+) PASS")
 
 
-_QUICK_HYPOTHESES = re.compile(r"hypothes[ie]s: (\d+) PASS, (\d+) FAIL, (\d+) INCONCLUSIVE")
+_QUICK_HYPOTHESES = re.compile(r"hypothes[ie]s(?: \([^)]*\))?: (\d+) PASS, (\d+) FAIL, (\d+) INCONCLUSIVE")
 
 
 def quick_counts(notebooks: Path = ROOT / "notebooks") -> dict:
