@@ -287,7 +287,7 @@ def main(argv=None) -> int:
             k = args.index("--workers")
             workers = int(args[k + 1])
             args = args[:k] + args[k + 2:]
-        if len(args) != 1:
+        if len(args) != 1 or args[0].startswith("-"):
             raise SystemExit("usage: python tools/nbtools.py times OUT_ROOT [--workers N]")
         out_root = Path(args[0])
         out_root.mkdir(parents=True, exist_ok=True)
