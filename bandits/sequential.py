@@ -519,8 +519,9 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
     rewrites ``folder/claims.json`` with the claims decided by the rule (:func:`_rewrite_claims`).
 
     Returns:
-        ``{"design", "claims": {id: {...}}, "not_covered": {id: reason}, "stages": [...], "cpu_s", "budget_s",
-        "stopped"}``; a claim's entry: ``verdict`` (PASS, FAIL, WITHIN, INCONCLUSIVE), ``decided_at_n``,
+        A dict with the keys ``design``, ``claims`` (claim id to its entry), ``not_covered`` (claim id to the
+        reason), ``stages``, ``cpu_s``, ``budget_s`` and ``stopped``; a claim's entry: ``verdict`` (PASS,
+        FAIL, WITHIN, INCONCLUSIVE), ``decided_at_n``,
         ``look``, ``level``, ``effect``, ``interval``, ``within`` (words), ``committed_verdict``.
     """
     from .runner import sweep

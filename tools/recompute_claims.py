@@ -195,6 +195,10 @@ def recompute(name: str, write: bool = False, figures: Path = ROOT / "figures"):
         extra["recomputed_by"] = ("tools/recompute_claims.py (the current claims code, from the committed per-run "
                                   "files; no run was repeated)")
         write_claims(claims, folder, extra)
+        if (folder / "sequential.json").exists():
+            print(f"{name}: claims.json now holds the fixed-size verdicts of the committed runs; the sequential "
+                  f"step's decisions (sequential.json) are restored by `make decide DECIDE={name}` (its added runs "
+                  f"come from the run cache, or are recomputed)", file=sys.stderr)
     return {c["id"]: c["verdict"] for c in old["claims"]}, claims
 
 
