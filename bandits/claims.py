@@ -1,5 +1,9 @@
 r"""Claims with their uncertainty: paired comparisons, ratios, equivalence and slopes.
 
+The statistics that decide a verdict. (Three modules carry "claims" in their name: this one, the
+statistics; :mod:`bandits.experiments.claims`, the claim record, its table and ``claims.json``; and each
+experiment's ``<name>_claims.py``, the claims of one paper's figures, built with the two.)
+
 Every method of a figure sees the same environment stream under one seed (common random numbers:
 run ``rep`` of every method draws its contexts and noise from ``SeedSequence(seed, spawn_key=(rep,))``),
 so a claim "A has lower regret than B" is tested on the **paired** per-run differences

@@ -1,6 +1,7 @@
 """The claims of every experiment: :class:`Claim` (one checked claim with its verdict, interval, kind, quote,
 source and cause), the table the notebooks print (:func:`claims_table`, the text nbval compares) and
-``claims.json`` (:func:`write_claims`).
+``claims.json`` (:func:`write_claims`). The statistics that decide a verdict are :mod:`bandits.claims`; the
+claims of one paper's figures are in that experiment's ``<name>_claims.py``.
 
 This module is left out of the run cache's code fingerprint (:func:`bandits.runner.in_runs`: its name is
 ``claims.py``), as are the experiments' ``<name>_claims.py`` / ``<pkg>/claims.py`` modules that build the
