@@ -13,8 +13,9 @@ The list is meant to shrink to empty.
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
+
+from repo_files import GENERATED, tracked_files
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,18 +50,10 @@ SPEC_REF = re.compile(r"""
 ALLOW: dict[str, int] = {}
 
 SCOPE = ("bandits", "notebooks", "docs", "README.md", "CLAIMS.md")
-GENERATED = ("docs/_gen/", "docs/_build/")
 
 
 def _tracked_files() -> list[str]:
-    try:
-        out = subprocess.run(["git", "ls-files", "-z", *SCOPE], cwd=ROOT, capture_output=True,
-                             check=True).stdout.decode()
-        files = [f for f in out.split("\0") if f]
-    except (OSError, subprocess.CalledProcessError):  # no git (e.g. an unpacked sdist): walk the tree
-        files = [str(p.relative_to(ROOT)) for s in SCOPE for p in
-                 ([ROOT / s] if (ROOT / s).is_file() else (ROOT / s).rglob("*")) if p.is_file()]
-    return sorted(f for f in files if not f.startswith(GENERATED) and (ROOT / f).is_file())
+    return tracked_files(SCOPE)
 
 
 def _count(path: str) -> tuple[int, list[str]]:
