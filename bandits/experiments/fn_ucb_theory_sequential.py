@@ -91,6 +91,7 @@ class FNUCBTheorySequential:
         p = theory_params(prov.get("mode", "full"), **prov["parameters"])
         runs = pd.read_csv(folder / "results.csv")
         runs["D"], runs["nu_a"] = runs.D.map(_f), runs.nu_a.map(_f)
+        runs["rounds"] = runs.rounds.astype(float)  # a count, shifted by a float when the cells are found
         state = {"params": p, "seed": int(prov.get("seed", 0)), "runs": runs,
                  "curves": pd.read_csv(folder / "curves.csv"), "alpha": pd.read_csv(folder / "alpha.csv"),
                  "coverage": pd.read_csv(folder / "coverage.csv"), "linear": pd.read_csv(folder / "linearisation.csv"),
@@ -113,59 +114,65 @@ class FNUCBTheorySequential:
         return theory_claims(self._results(state, **tables), level=level)
 
     def _cells(self, state) -> dict:
-        """``{claim id: [cell, ...]}`` by perturbing each table (module docstring)."""
-        runs = state["runs"]
+        """``{claim id: [cell, ...]}`` by perturbing each table (module docstring); ``state["reads"]``: each
+        claim's ``(table, table cell, column)`` reads (for its margin)."""
+        runs, p = state["runs"], state["params"]
         result_cells = {tuple(k) + (0,) for k in runs[list(RESULT_CELL)].itertuples(index=False)}
-        cells: dict = {}
-
-        def add(reads, to_cells):
-            for cid, r in reads.items():
-                got = cells.setdefault(cid, set())
-                for cell, _ in r:
-                    got |= to_cells(tuple(cell))
-
-        add(claim_reads(lambda r: self._claims_with(state, runs=r), runs, RESULT_CELL, ("R_T", "rounds")),
-            lambda c: {c + (0,)})
-        reads_curves = claim_reads(lambda c: self._claims_with(state, curves=c), state["curves"],
-                                   ("check", "algorithm", "N"), ("regret", "potential"))
-        state["reads_curves"] = {cid: sorted(r) for cid, r in reads_curves.items()}
-        add(reads_curves, lambda c: {k for k in result_cells if k[:3] == c})
-        add(claim_reads(lambda c: self._claims_with(state, coverage=c), state["coverage"], ("nu",), ("coverage",)),
-            lambda c: {k for k in result_cells if k[0] == "E12" and math.isclose(k[4], float(c[0]))})
-        p = state["params"]
-        add(claim_reads(lambda c: self._claims_with(state, linear=c), state["linear"], ("m",), ("err",)),
-            lambda c: {("E14", LINEAR, int(p["N_E14"]), 0.0, 0.0, int(c[0]))})
+        tables = (  # table, its cell columns, the value columns the claims read, table cell -> cells
+            ("runs", RESULT_CELL, ("R_T", "rounds"), lambda c: {c + (0,)}),
+            ("curves", ("check", "algorithm", "N"), ("regret", "potential"),
+             lambda c: {k for k in result_cells if k[:3] == c}),
+            ("coverage", ("nu",), ("coverage",),
+             lambda c: {k for k in result_cells if k[0] == "E12" and math.isclose(k[4], float(c[0]))}),
+            ("linear", ("m",), ("err",), lambda c: {("E14", LINEAR, int(p["N_E14"]), 0.0, 0.0, int(c[0]))}),
+        )
+        cells, reads = {}, {}
+        for name, cols, values, to_cells in tables:
+            got = claim_reads(lambda t: self._claims_with(state, **{name: t}), state[name], cols, values)
+            for cid, r in got.items():
+                cs, rd = cells.setdefault(cid, set()), reads.setdefault(cid, set())
+                for cell, col in r:
+                    cs |= to_cells(tuple(cell))
+                    rd.add((name, tuple(cell), col))
+        state["reads"] = {cid: sorted(r, key=repr) for cid, r in reads.items()}
         return {cid: sorted(c, key=repr) for cid, c in cells.items()}
 
-    def _margins(self, state) -> dict:
+    def _mean(self, state, name, cell, col) -> float:
+        """The mean of what a claim reads in one table cell: the per-run slopes of a curve (the claims module's own
+        fit), else the column's mean."""
         from .fn_ucb_theory.claims import _per_run_slopes
 
+        t = state[name]
+        if name == "curves":
+            return float(np.mean(_per_run_slopes(t[(t.algorithm == cell[1]) & (t.N == cell[2])], cell[0],
+                                                 state["params"], col)[0]))
+        m = np.ones(len(t), dtype=bool)
+        cols = {"runs": RESULT_CELL, "coverage": ("nu",), "linear": ("m",)}[name]
+        for k, v in zip(cols, cell):
+            m &= (t[k] == v).to_numpy() if isinstance(v, str) else np.isclose(t[k].to_numpy(float), float(v))
+        return float(t.loc[m, col].mean())
+
+    def _margins(self, state) -> dict:
         got = _comparisons(lambda _: self._claims_with(state), None)
-        runs, p, out = state["runs"], state["params"], {}
+        out = {}
         for cid, c in got.items():
             leaves = _leaves(c)
             kinds = {q.kind for q in leaves}
-            cells = state["cells"].get(cid) or []
-            if any(q.bounds is not None for q in leaves) or not cells:
+            reads = state["reads"].get(cid) or []
+            if any(q.bounds is not None for q in leaves) or not reads:
                 continue
-            curves = state["reads_curves"].get(cid) or []
-            if curves:  # per-run slopes of the (curve, column) pairs it reads
-                means = [abs(float(np.mean(_per_run_slopes(state["curves"], cell[0], p, col)[0])))
-                         for cell, col in curves]
-            elif kinds == {"slope"}:  # one-sample per-run slope
-                means = [abs(float(q.effect)) for q in leaves]
+            if any(name == "curves" for name, _, _ in reads):  # per-run slopes of the curves it reads
+                means = [self._mean(state, name, cell, col) for name, cell, col in reads if name == "curves"]
+            elif kinds == {"slope"}:  # a one-sample per-run slope: its mean slope
+                means = [float(q.effect) for q in leaves]
             elif kinds == {"ratio"}:
                 out[cid] = float(f"{RATIO_MARGIN:.2g}")
                 continue
             elif kinds == {"difference"}:
-                means = []
-                for cell in cells:
-                    r = runs[(runs.check == cell[0]) & (runs.algorithm == cell[1]) & (runs.N == cell[2])
-                             & np.isclose(runs.D, cell[3]) & np.isclose(runs.nu_a, cell[4])]
-                    means += [abs(float(r[col].mean())) for col in ("R_T", "rounds") if len(r)]
+                means = [self._mean(state, name, cell, col) for name, cell, col in reads]
             else:
                 continue
-            means = [m for m in means if math.isfinite(m) and m > 0]
+            means = [abs(m) for m in means if math.isfinite(m) and m != 0]
             if means:
                 out[cid] = float(f"{MARGIN_FRACTION * min(means):.2g}")
         return out
@@ -242,7 +249,7 @@ class FNUCBTheorySequential:
             rt = np.asarray(meta["info"]["round_times"], dtype=int)
             R_emp = float(math.ceil(meta["final"]["potential_diag"]))
             row = {"check": g, "algorithm": cfg["algorithm"], "N": N, "D": _f(D), "rep": rep, "T": T,
-                   "R_T": float(R[-1]), "rounds": int(meta["info"]["n_rounds"]), "R_emp": R_emp,
+                   "R_T": float(R[-1]), "rounds": float(meta["info"]["n_rounds"]), "R_emp": R_emp,
                    "p0": meta["final"]["p0"], "potential_exact": meta["final"].get("potential_exact", np.nan),
                    "nu_a": _f(cfg["params"]["nu_a"])}
             if D > 0:
