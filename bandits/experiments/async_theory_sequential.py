@@ -223,4 +223,5 @@ class AsyncTheorySequential(RunsTableHooks):
         w = w[np.isfinite(w)]
         if w.size:
             return float(w.mean())
-        return float(state["cost"].get(tuple(cell), math.nan))
+        c = float(state["cost"].get(tuple(cell), math.nan))
+        return c if math.isfinite(c) else math.inf  # no record at all: refused under any finite budget
