@@ -133,6 +133,7 @@ def test_fn_ucb_theory_tasks_run_a_shared_configuration_once(fn_ucb_theory):
     assert len(state["_where"]) == 6
 
 
+@pytest.mark.slow  # the claims are rebuilt once per cell to find the cells, each with its bootstraps (minutes)
 def test_coop_theory_cells_and_coverage(coop_theory):
     exp, state, folder = coop_theory
     _cells_found(exp, state, "coop_theory")
