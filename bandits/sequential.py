@@ -662,7 +662,10 @@ HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential",
          "fn_ucb": "bandits.experiments.fn_ucb_sequential:FNUCBSequential",
          "async_kernelucb": "bandits.experiments.async_kernelucb_sequential:AsyncKernelUCBSequential",
          "coop_kernelucb": "bandits.experiments.coop_kernelucb_sequential:CoopKernelUCBSequential",
-         "arena": "bandits.experiments.arena_sequential:ArenaSequential"}
+         "arena": "bandits.experiments.arena_sequential:ArenaSequential",
+         "async_theory": "bandits.experiments.async_theory_sequential:AsyncTheorySequential",
+         "coop_theory": "bandits.experiments.coop_theory_sequential:CoopTheorySequential",
+         "fn_ucb_theory": "bandits.experiments.fn_ucb_theory_sequential:FNUCBTheorySequential"}
 
 
 def hooks_for(name: str):

@@ -1,0 +1,298 @@
+"""FN-UCB theory checks: the hooks of the sequential step (:mod:`bandits.sequential`) for the committed folder
+``figures/fn_ucb_theory``.
+
+The claims (:func:`bandits.experiments.fn_ucb_theory.claims.theory_claims`) are called as they are, at the look's
+level, on the committed tables (``results.csv``: one row per regret run; ``curves.csv``: E3's R̄(t) and potential
+per run; ``alpha.csv`` (E8), ``coverage.csv`` (E12), ``linearisation.csv`` (E14)) and the added runs' rows.
+
+**Cells** ``(check, algorithm, N, D, ν_a, m)`` — one configuration of
+:func:`~bandits.experiments.fn_ucb_theory.setting.theory_tasks` (``m`` E14's width, 0 for a regret run). A
+claim's cells are found by perturbing each table in turn
+(:func:`bandits.experiments.table_sequential.claim_reads`: the values of one cell shifted, the claims rebuilt,
+the comparisons that move recorded): ``results.csv``'s ``R_T`` and ``rounds`` (E2, E5, E6), ``curves.csv``'s
+``regret`` and ``potential`` (E3, E13), ``coverage.csv``'s ``coverage`` (E12), ``linearisation.csv``'s ``err``
+(E14); no list kept by hand. A configuration shared by two checks (E2's N = 4 run is E2N's N = 4 run) is run
+once (:func:`bandits.runner.run_key`). The added runs take indices after the committed ones; every
+configuration has ``env_seed = 0`` and run r's streams (:func:`bandits.runner.run_seeds`), as
+:func:`~bandits.experiments.fn_ucb_theory.runs.run_theory` sets them.
+
+**The claims decided** (paper, Theorem 1 and §4.1): ``E3-only-ucb-a-steeper`` (per-run log–log slopes of R̄(t),
+FN-UCB's below only-UCB_a's, paired), ``E2-federation-vs-central`` and its ``-official`` twin (the total regret of
+N = 4 over T within [1/3, 3] × one agent's over 4T: Fieller equivalence, paired), ``E2-regret-slope-N`` (one slope
+of log N·R̄_T on log N per run, Student t over the runs' slopes). **Not covered** (:func:`bandits.sequential.covered`
+says so at look 1, and they keep their committed verdicts): E5's and E6's slopes (an OLS slope through the means
+of the grid: more runs do not add points), E8 (a bootstrap statistic), E4 and E7 (implementation counts built
+without a comparison).
+
+**Margins** (the within-margin stop), fixed at the first look from the committed runs, before any run is added,
+in the unit of each claim's comparison: a claim on per-run slopes of the curves (E3, E13) gets 10 % of the smallest
+mean per-run slope among the curves it reads (the claims module's own per-run fit); a one-sample per-run slope
+(E2-regret-slope-N) 10 % of its mean slope; any other claim :mod:`~bandits.experiments.table_sequential`'s rule
+(a difference: 10 % of the smallest mean of the column it reads; a ratio: log 1.1; an equivalence, E2's
+"matches" within [1/3, 3], none: its bounds are its margin). Two significant digits. A choice of this package:
+Theorem 1 and §4.1 state rates, not sizes of difference.
+
+**Cost of a run** (the budget): ``results.csv`` records no run times. A cell's cost is the mean ``wall_time`` of its
+added runs when it has some; else the run cache's record of its committed runs under the current code
+(:func:`bandits.experiments.async_theory_sequential.cached_wall_times`); else the notebook's recorded duration
+shared equally among its runs (:func:`~bandits.experiments.async_theory_sequential.untimed_share_s`).
+
+Left out of the run cache's fingerprint (``*_sequential.py``, :func:`bandits.runner.in_runs`).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .async_theory_sequential import cached_wall_times, untimed_share_s
+from .table_sequential import MARGIN_FRACTION, RATIO_MARGIN, _comparisons, _leaves, claim_reads
+
+__all__ = ["FNUCBTheorySequential"]
+
+#: the results table's cell columns (a regret run; ``m`` = 0 is appended)
+RESULT_CELL = ("check", "algorithm", "N", "D", "nu_a")
+#: E14's rows are not bandit runs: their cell's algorithm
+LINEAR = "linearisation"
+
+
+def _f(x) -> float:
+    return float(f"{float(x):.10g}")
+
+
+def _cell_of(group: str, cfg: dict) -> tuple:
+    """The cell of a task of :func:`~bandits.experiments.fn_ucb_theory.setting.theory_tasks`."""
+    if group == "E14":
+        return ("E14", LINEAR, int(cfg["N"]), 0.0, 0.0, int(cfg["m"]))
+    return (group, cfg["algorithm"], int(cfg["N"]), _f(cfg["params"].get("D", 0.0)), _f(cfg["params"]["nu_a"]), 0)
+
+
+@dataclass
+class FNUCBTheorySequential:
+    """The :class:`bandits.sequential.SequentialExperiment` hooks for ``figures/fn_ucb_theory``."""
+
+    name: str = "fn_ucb_theory"
+    margins: dict = field(default_factory=dict)
+    fn: object = None
+
+    # ---------------------------------------------------------------- load
+    def load(self, folder):
+        import pandas as pd
+
+        from .fn_ucb_theory import theory_params
+        from .fn_ucb_theory.runs import run_theory_cell
+
+        self.fn = run_theory_cell
+        folder = Path(folder)
+        prov = json.loads((folder / "provenance.json").read_text())
+        p = theory_params(prov.get("mode", "full"), **prov["parameters"])
+        runs = pd.read_csv(folder / "results.csv")
+        runs["D"], runs["nu_a"] = runs.D.map(_f), runs.nu_a.map(_f)
+        runs["rounds"] = runs.rounds.astype(float)  # a count, shifted by a float when the cells are found
+        state = {"params": p, "seed": int(prov.get("seed", 0)), "runs": runs,
+                 "curves": pd.read_csv(folder / "curves.csv"), "alpha": pd.read_csv(folder / "alpha.csv"),
+                 "coverage": pd.read_csv(folder / "coverage.csv"), "linear": pd.read_csv(folder / "linearisation.csv"),
+                 "wall": {}}
+        state["n0"] = state["n"] = int(runs.groupby(list(RESULT_CELL)).rep.nunique().max())
+        state["cells"] = self._cells(state)
+        self.margins = self._margins(state)
+        state["cost"], state["cost_source"] = self._costs(state, folder)
+        return state
+
+    def _results(self, state, **tables):
+        from .fn_ucb_theory.runs import TheoryResults
+
+        t = {k: tables.get(k, state[k]) for k in ("runs", "curves", "alpha", "coverage", "linear")}
+        return TheoryResults(state["params"], t["runs"], t["curves"], 0, 0, t["alpha"], t["coverage"], t["linear"])
+
+    def _claims_with(self, state, level=0.95, **tables):
+        from .fn_ucb_theory.claims import theory_claims
+
+        return theory_claims(self._results(state, **tables), level=level)
+
+    def _cells(self, state) -> dict:
+        """``{claim id: [cell, ...]}`` by perturbing each table (module docstring); ``state["reads"]``: each
+        claim's ``(table, table cell, column)`` reads (for its margin)."""
+        runs, p = state["runs"], state["params"]
+        result_cells = {tuple(k) + (0,) for k in runs[list(RESULT_CELL)].itertuples(index=False)}
+        tables = (  # table, its cell columns, the value columns the claims read, table cell -> cells
+            ("runs", RESULT_CELL, ("R_T", "rounds"), lambda c: {c + (0,)}),
+            ("curves", ("check", "algorithm", "N"), ("regret", "potential"),
+             lambda c: {k for k in result_cells if k[:3] == c}),
+            ("coverage", ("nu",), ("coverage",),
+             lambda c: {k for k in result_cells if k[0] == "E12" and math.isclose(k[4], float(c[0]))}),
+            ("linear", ("m",), ("err",), lambda c: {("E14", LINEAR, int(p["N_E14"]), 0.0, 0.0, int(c[0]))}),
+        )
+        cells, reads = {}, {}
+        for name, cols, values, to_cells in tables:
+            got = claim_reads(lambda t: self._claims_with(state, **{name: t}), state[name], cols, values)
+            for cid, r in got.items():
+                cs, rd = cells.setdefault(cid, set()), reads.setdefault(cid, set())
+                for cell, col in r:
+                    cs |= to_cells(tuple(cell))
+                    rd.add((name, tuple(cell), col))
+        state["reads"] = {cid: sorted(r, key=repr) for cid, r in reads.items()}
+        return {cid: sorted(c, key=repr) for cid, c in cells.items()}
+
+    def _mean(self, state, name, cell, col) -> float:
+        """The mean of what a claim reads in one table cell: the per-run slopes of a curve (the claims module's own
+        fit), else the column's mean."""
+        from .fn_ucb_theory.claims import _per_run_slopes
+
+        t = state[name]
+        if name == "curves":
+            return float(np.mean(_per_run_slopes(t[(t.algorithm == cell[1]) & (t.N == cell[2])], cell[0],
+                                                 state["params"], col)[0]))
+        m = np.ones(len(t), dtype=bool)
+        cols = {"runs": RESULT_CELL, "coverage": ("nu",), "linear": ("m",)}[name]
+        for k, v in zip(cols, cell):
+            m &= (t[k] == v).to_numpy() if isinstance(v, str) else np.isclose(t[k].to_numpy(float), float(v))
+        return float(t.loc[m, col].mean())
+
+    def _margins(self, state) -> dict:
+        got = _comparisons(lambda _: self._claims_with(state), None)
+        out = {}
+        for cid, c in got.items():
+            leaves = _leaves(c)
+            kinds = {q.kind for q in leaves}
+            reads = state["reads"].get(cid) or []
+            if any(q.bounds is not None for q in leaves) or not reads:
+                continue
+            if any(name == "curves" for name, _, _ in reads):  # per-run slopes of the curves it reads
+                means = [self._mean(state, name, cell, col) for name, cell, col in reads if name == "curves"]
+            elif kinds == {"slope"}:  # a one-sample per-run slope: its mean slope
+                means = [float(q.effect) for q in leaves]
+            elif kinds == {"ratio"}:
+                out[cid] = float(f"{RATIO_MARGIN:.2g}")
+                continue
+            elif kinds == {"difference"}:
+                means = [self._mean(state, name, cell, col) for name, cell, col in reads]
+            else:
+                continue
+            means = [abs(m) for m in means if math.isfinite(m) and m != 0]
+            if means:
+                out[cid] = float(f"{MARGIN_FRACTION * min(means):.2g}")
+        return out
+
+    # ---------------------------------------------------------------- hooks
+    def n_runs(self, state) -> int:
+        return state["n"]
+
+    def seed(self, state) -> int:
+        return state["seed"]
+
+    def claims(self, state, level: float):
+        return self._claims_with(state, level)
+
+    def claim_cells(self, claim_id: str, state) -> list:
+        return list(state["cells"].get(claim_id, []))
+
+    def new_reps(self, state, n: int) -> list:
+        start = int(state["runs"].rep.max()) + 1
+        return list(range(start, start + n - state["n"]))
+
+    def _labelled(self, p, reps):
+        """``[(group, cell, config, rep)]`` of every task at run indices ``reps``."""
+        from .fn_ucb_theory.setting import theory_tasks
+
+        reps = [int(r) for r in reps]
+        out = []
+        for g, lst in theory_tasks(dict(p, n_runs=max(reps) + 1)).items():
+            for cfg, rep in lst:
+                if rep in reps:
+                    out.append((g, _cell_of(g, cfg), cfg, int(rep)))
+        return out
+
+    def tasks(self, cells, reps, state) -> list:
+        from ..runner import run_key
+
+        want = {tuple(c) for c in cells}
+        tasks, index, where = [], {}, []
+        for g, cell, cfg, rep in self._labelled(state["params"], reps):
+            if cell not in want:
+                continue
+            k = run_key(cfg, state["seed"], rep, self.fn)
+            if k not in index:
+                index[k] = len(tasks)
+                tasks.append((cfg, rep))
+            where.append((g, cell, cfg, rep, index[k]))
+        state["_where"] = where
+        return tasks
+
+    def add_results(self, state, tasks, results):
+        """The new runs' rows, as :func:`bandits.experiments.fn_ucb_theory.runs.run_theory` builds its tables."""
+        import pandas as pd
+
+        from .fn_ucb_theory.maths import round_bound
+
+        p = state["params"]
+        rows, curves, alpha, cover, linear = [], [], [], [], []
+        wall = {k: list(v) for k, v in state["wall"].items()}
+        for g, cell, cfg, rep, i in state["_where"]:
+            a, meta = results[i]["arrays"], results[i]["meta"]
+            wall.setdefault(cell, []).append(float(meta.get("wall_time", math.nan)))
+            if g == "E14":
+                linear.append({"m": cfg["m"], "rep": rep, **{c: meta[c] for c in ("err", "err_lin", "err_opt", "scale",
+                                                                                    "dist_ratio", "steps", "p0")}})
+                continue
+            if g == "E8":
+                alpha += [{"rep": rep, "t": int(t), "alpha": float(v)} for t, v in zip(a["alpha_t"], a["alpha"])]
+            if g == "E12":
+                cover.append({"nu": cfg["params"]["nu_a"], "rep": rep, "coverage": float(np.mean(a["cover"])),
+                              "coverage_abs": float(np.mean(a["cover_abs"])), "width_T": float(a["width"][-1])})
+            N, T, D = cfg["N"], cfg["T"], cfg["params"].get("D", 0.0)
+            R = np.cumsum(np.asarray(a["regret"])) / N
+            pot = np.asarray(a["potential"], dtype=float)
+            rt = np.asarray(meta["info"]["round_times"], dtype=int)
+            R_emp = float(math.ceil(meta["final"]["potential_diag"]))
+            row = {"check": g, "algorithm": cfg["algorithm"], "N": N, "D": _f(D), "rep": rep, "T": T,
+                   "R_T": float(R[-1]), "rounds": float(meta["info"]["n_rounds"]), "R_emp": R_emp,
+                   "p0": meta["final"]["p0"], "potential_exact": meta["final"].get("potential_exact", np.nan),
+                   "nu_a": _f(cfg["params"]["nu_a"])}
+            if D > 0:
+                zeta, bound = round_bound(T, D, R_emp)
+                inc = np.diff(np.r_[0.0, pot])
+                row.update(zeta=zeta, bound=bound, bad_epochs=int(np.sum(inc > 1.0)))
+            rows.append(row)
+            if g in ("E3", "E3a"):
+                stride = p["stride"]
+                keep = np.unique(np.r_[np.arange(stride - 1, T, stride), T - 1])
+                pt = np.full(T, np.nan)
+                if pot.size:
+                    idx = np.searchsorted(rt, np.arange(T), side="right") - 1
+                    pt = np.where(idx >= 0, pot[np.clip(idx, 0, None)], 0.0)
+                curves.append(pd.DataFrame({"check": g, "algorithm": cfg["algorithm"], "N": N, "rep": rep,
+                                            "t": keep + 1, "regret": R[keep], "potential": pt[keep]}))
+
+        def cat(old, new):
+            return pd.concat([old, pd.DataFrame(new, columns=old.columns)], ignore_index=True) if len(new) else old
+
+        new_reps = {rep for *_, rep, _ in state["_where"]}
+        return dict(state, runs=cat(state["runs"], rows),
+                    curves=pd.concat([state["curves"], *curves], ignore_index=True) if curves else state["curves"],
+                    alpha=cat(state["alpha"], alpha), coverage=cat(state["coverage"], cover),
+                    linear=cat(state["linear"], linear), wall=wall, n=state["n"] + len(new_reps))
+
+    # ---------------------------------------------------------------- cost
+    def _costs(self, state, folder) -> tuple:
+        lab = self._labelled(state["params"], range(state["n"]))
+        rec = cached_wall_times([(cfg, rep) for _, _, cfg, rep in lab], state["seed"], self.fn)
+        by = {}
+        for (_, cell, _, _), w in zip(lab, rec):
+            if math.isfinite(w):
+                by.setdefault(cell, []).append(w)
+        share = untimed_share_s(folder, "fn_ucb_theory.ipynb", len(lab))
+        cells = {cell for _, cell, _, _ in lab}
+        return ({c: (float(np.mean(by[c])) if c in by else share) for c in cells},
+                {c: ("cache" if c in by else "notebook share") for c in cells})
+
+    def cost_s(self, cell, state) -> float:
+        w = np.asarray(state["wall"].get(tuple(cell), []), dtype=float)
+        w = w[np.isfinite(w)]
+        if w.size:
+            return float(w.mean())
+        c = state["cost"].get(tuple(cell), math.nan)
+        return float(c) if math.isfinite(c) else math.inf
