@@ -62,6 +62,11 @@ spend more than 2.5 %. :func:`step` runs it by the folder's name (:data:`HOOKS`)
 
 This module is left out of the run cache's code fingerprint (:data:`bandits.runner.NOT_IN_RUNS`): it
 decides claims, it never runs inside a cell.
+
+Length (≈ 860 lines): one module on purpose. The design (boundaries, t adjustment), its calibration by
+simulation, the tables docs/statistics.md prints, and the step that applies it to a folder (by hooks object or by
+name, for ``make decide`` and the notebooks) share :class:`Design` and the look's verdict rule; kept together, the
+rule the step applies is the rule the calibration measures.
 """
 from __future__ import annotations
 
@@ -725,9 +730,9 @@ def check_step(schedule, budget_s=None, spending: str = "obf", prefix: str = "")
     Returns ``(schedule, budget_s, spending)``: the schedule ``None``, ``"auto"`` or a tuple of ints, the budget a
     float (``inf`` for ``None``)."""
     sch = _parse_schedule(schedule)
-    check(prefix + "schedule", sch, rule(
-        lambda v: v is None or v == "auto" or (isinstance(v, tuple) and len(v) >= 1 and v[0] >= 3
-                                               and all(a < b for a, b in zip(v, v[1:]))),
+    check(prefix + "schedule", schedule, rule(  # the value as given in the message, the parsed one tested
+        lambda _: sch is None or sch == "auto" or (isinstance(sch, tuple) and len(sch) >= 1 and sch[0] >= 3
+                                                   and all(a < b for a, b in zip(sch, sch[1:]))),
         "None (no sequential step), 'auto' (n0, 2 n0, 4 n0, 8 n0) or increasing run counts such as '5,10,20,40', "
         "the first the folder's committed run count (>= 3)"))
     check(prefix + "budget_s", budget_s, optional(real(ge=0)), note="CPU seconds of the added runs; None: no limit")
@@ -744,15 +749,15 @@ def step(name, folder, schedule="auto", budget_s=None, spending: str = "obf", *,
     the schedule's first look checked against the runs each claim is tested on now (before any run is added),
     then :func:`decide` with the design ``Design(schedule, kind=spending)``. Returns :func:`decide`'s dict."""
     sch, budget, spending = check_step(schedule, budget_s, spending, prefix)
-    check(prefix + "schedule", sch, rule(lambda v: v is not None, "'auto' or run counts (None runs no step)"))
+    check(prefix + "schedule", schedule, rule(lambda _: sch is not None, "'auto' or run counts (None runs no step)"))
     exp = hooks_for(name) if isinstance(name, str) else name
     folder = Path(folder)
     state = exp.load(folder)
     n0 = exp.n_runs(state)
     if sch == "auto":
         sch = default_schedule(n0)
-    check(prefix + "schedule", sch, rule(lambda v: v[0] == n0, f"run counts starting at {n0}, the runs each claim "
-                                                                f"in {folder} is tested on now"))
+    check(prefix + "schedule", schedule, rule(lambda _: sch[0] == n0, f"run counts starting at {n0}, the runs each "
+                                                                     f"claim in {folder} is tested on now (or 'auto')"))
     return decide(exp, folder, Design(sch, kind=spending), budget_s=budget, cache_dir=cache_dir, n_jobs=n_jobs,
                   backend=backend, scheduler=scheduler, progress=progress, write=write, state=state, fresh=fresh)
 
@@ -835,9 +840,14 @@ def main(argv=None) -> int:
         from .experiments.notebook import default_cache_dir
 
         a.cache_dir = default_cache_dir()
-    for name in a.names:
-        check_step(a.schedule or "auto", a.budget_s, a.spending)  # every folder's arguments before any folder's work
-        check("name", name, one_of(*HOOKS))
+    from .validation import ParameterError
+
+    try:  # every folder's arguments before any folder's work
+        check_step(a.schedule or "auto", a.budget_s, a.spending)
+        for name in a.names:
+            check("name", name, one_of(*HOOKS))
+    except ParameterError as e:
+        ap.error(str(e))
     for name in a.names:
         out = step(name, Path(a.figures) / name, a.schedule or "auto", a.budget_s, a.spending, cache_dir=a.cache_dir,
                    n_jobs=a.n_jobs, backend=a.backend, scheduler=a.scheduler, progress=True, write=not a.dry_run)
