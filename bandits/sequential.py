@@ -81,7 +81,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .validation import check, fail, integer, one_of, optional, real, rule
+from .validation import check, integer, one_of, optional, real, rule
 
 __all__ = ["SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
            "power", "t_adjustment", "capture_comparisons", "decide_comparison", "covered", "SequentialExperiment", "decide",
