@@ -56,10 +56,17 @@ runs in stages to the cells behind the claims not yet decided (only those), thro
 from the runs' recorded times, and write ``sequential.json``. Every claim is judged by the design from its
 first look (a claim that PASSed the fixed-size 95 % rule at look 1 but not the stricter look-1 boundary
 continues): a rule that kept the fixed-size verdicts and added looks only for the INCONCLUSIVE ones would
-spend more than 2.5 %.
+spend more than 2.5 %. :func:`step` runs it by the folder's name (:data:`HOOKS`): it is what ``make decide``
+(:func:`main`) and the notebooks' ``decide_schedule`` / ``decide_budget_s`` / ``decide_spending`` parameters
+(:func:`bandits.experiments.notebook.run_sequential`) call, with the same checks (:func:`check_step`) and defaults.
 
 This module is left out of the run cache's code fingerprint (:data:`bandits.runner.NOT_IN_RUNS`): it
 decides claims, it never runs inside a cell.
+
+Length (≈ 860 lines): one module on purpose. The design (boundaries, t adjustment), its calibration by
+simulation, the tables docs/statistics.md prints, and the step that applies it to a folder (by hooks object or by
+name, for ``make decide`` and the notebooks) share :class:`Design` and the look's verdict rule; kept together, the
+rule the step applies is the rule the calibration measures.
 """
 from __future__ import annotations
 
@@ -74,11 +81,12 @@ from typing import Protocol
 
 import numpy as np
 
-from .validation import check, integer, one_of, rule
+from .validation import check, integer, one_of, optional, real, rule
 
 __all__ = ["SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
            "power", "t_adjustment", "capture_comparisons", "decide_comparison", "covered", "SequentialExperiment", "decide",
-           "summary", "HOOKS", "hooks_for", "tables", "main", "calibration_table", "power_table_md", "boundary_table"]
+           "summary", "HOOKS", "hooks_for", "tables", "main", "calibration_table", "power_table_md", "boundary_table",
+           "check_step", "default_schedule", "step", "read_claims", "read_committed", "next_reps", "round_margin"]
 
 SPENDING = ("obf", "pocock")
 #: the nulls of the calibration: normal, Student t with 3 d.o.f. (heavy tails), lognormal(0, 1) centred (skewed)
@@ -501,6 +509,32 @@ class SequentialExperiment(Protocol):
     def cost_s(self, cell, state) -> float: ...
 
 
+def read_committed(folder, params_fn, full: dict, runs_file: str = "runs.csv") -> tuple:
+    """A committed folder as the hooks' ``load`` reads it: the experiment's parameters (``params_fn("full",
+    **overrides)`` with the overrides the parameters in ``provenance.json`` that the experiment's full mode
+    ``full`` names, so a quick-mode folder reads back as it was run), the master seed, and the per-run table
+    ``runs_file``. Returns ``(params, seed, runs)``."""
+    import pandas as pd
+
+    folder = Path(folder)
+    prov = json.loads((folder / "provenance.json").read_text())
+    pr = prov["parameters"]
+    params = params_fn("full", **{k: v for k, v in pr.items() if k in full})
+    return params, int(prov.get("seed", 0)), pd.read_csv(folder / runs_file)
+
+
+def next_reps(runs, have: int, n: int) -> list:
+    """The run indices a stage adds: after every run index of ``runs`` (a table with a ``rep`` column), as many
+    as bring the claims from ``have`` tested runs to ``n``."""
+    start = int(runs.rep.max()) + 1
+    return list(range(start, start + n - int(have)))
+
+
+def round_margin(m: float) -> float:
+    """A within-margin stop's margin as the hooks fix it: rounded to two significant digits."""
+    return float(f"{m:.2g}")
+
+
 def _claim_row(c, k, design, status, words, committed):
     return {"verdict": status, "decided_at_n": design.schedule[k], "look": k + 1, "level": design.level(k),
             "effect": c.effect, "interval": [c.lo, c.hi], "label": c.label, "within": words,
@@ -509,14 +543,17 @@ def _claim_row(c, k, design, status, words, committed):
 
 def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=None, n_jobs: int = 1,
            backend: str = "loky", scheduler: str | None = None, progress: bool = False, write: bool = True,
-           only: list | None = None) -> dict:
+           only: list | None = None, state=None, fresh: bool = False) -> dict:
     """The sequential step on a committed folder (see the module docstring): every claim the rule covers is
     judged at look 1 (the committed runs, ``design.schedule[0]`` of them) at the look's level; the claims not
     decided get runs in stages, on their cells only, through the run cache, each stage refused when its
     estimated cost (the cells' recorded seconds per run × runs to add) would take the step over ``budget_s``.
 
     ``only``: claim ids to consider (default: every claim). With ``write``: writes ``folder/sequential.json`` and
-    rewrites ``folder/claims.json`` with the claims decided by the rule (:func:`_rewrite_claims`).
+    rewrites ``folder/claims.json`` with the claims decided by the rule (:func:`_rewrite_claims`). ``state``: what
+    ``exp.load(folder)`` returned, when the caller has loaded it already (:func:`step`). ``fresh``: ``claims.json`` was
+    just written from the folder's runs (a notebook's last cell), so its verdicts are the fixed-size ones even where
+    an earlier pass left a ``sequential.json`` (which this pass then overwrites).
 
     Returns:
         A dict with the keys ``design``, ``claims`` (claim id to its entry), ``not_covered`` (claim id to the
@@ -531,10 +568,11 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
     cj, sj = folder / "claims.json", folder / "sequential.json"
     if cj.exists():
         committed = {c["id"]: c.get("verdict") for c in json.loads(cj.read_text())["claims"]}
-    if sj.exists():  # a claims.json the step rewrote: the fixed-size verdicts are the ones its last pass read
+    if sj.exists() and not fresh:  # a claims.json the step rewrote: the fixed-size verdicts are the ones its last pass read
         prev = json.loads(sj.read_text()).get("claims", {})
         committed.update({cid: r["committed_verdict"] for cid, r in prev.items() if r.get("committed_verdict")})
-    state = exp.load(folder)
+    if state is None:
+        state = exp.load(folder)
     n0 = exp.n_runs(state)
     check("design", design, rule(lambda d: d.schedule[0] == n0, f"a schedule starting at the committed {n0} runs"))
     out = {"experiment": exp.name, "folder": str(folder), "design": design.describe(), "claims": {},
@@ -605,7 +643,7 @@ def _rewrite_claims(path: Path, out: dict, final_claims: dict) -> None:
     says "settled: no difference beyond m" (``sequential.json``: verdict ``WITHIN``)."""
     from dataclasses import replace
 
-    from .experiments.claims import Claim, write_claims
+    from .experiments.claims import write_claims
 
     old = json.loads(path.read_text())
     sch = ", ".join(str(L["n"]) for L in out["design"]["looks"])
@@ -613,10 +651,7 @@ def _rewrite_claims(path: Path, out: dict, final_claims: dict) -> None:
     for d in old["claims"]:
         r, c = out["claims"].get(d["id"]), final_claims.get(d["id"])
         if r is None or c is None:
-            d = dict(d)
-            if d.get("interval") is not None:  # JSON's null for a NaN bound
-                d["interval"] = [math.nan if v is None else v for v in d["interval"]]
-            claims.append(Claim(**d))
+            claims.append(_claim_from_json(d))
             continue
         what = {"WITHIN": f"settled: {r['within']}", "INCONCLUSIVE": "INCONCLUSIVE"}.get(r["verdict"], r["verdict"])
         if r.get("stopped"):
@@ -629,6 +664,26 @@ def _rewrite_claims(path: Path, out: dict, final_claims: dict) -> None:
                                             if k not in ("claims", "summary", "summary_by_kind")})
 
 
+def _claim_from_json(d: dict):
+    """A :class:`~bandits.experiments.claims.Claim` from its entry in ``claims.json`` (JSON's null for a NaN bound of
+    the interval read back as NaN)."""
+    from .experiments.claims import Claim
+
+    d = dict(d)
+    if d.get("interval") is not None:
+        d["interval"] = [math.nan if v is None else v for v in d["interval"]]
+    return Claim(**d)
+
+
+def read_claims(path) -> list:
+    """The claims of a ``claims.json`` (a folder or the file), as :class:`~bandits.experiments.claims.Claim` objects:
+    what a notebook prints after the step rewrote the file."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "claims.json"
+    return [_claim_from_json(d) for d in json.loads(path.read_text())["claims"]]
+
+
 def _json_safe(x):
     if isinstance(x, dict):
         return {str(k): _json_safe(v) for k, v in x.items()}
@@ -639,6 +694,72 @@ def _json_safe(x):
     if isinstance(x, np.integer):
         return int(x)
     return x
+
+
+# ------------------------------------------------------------------------------ the step by name (make decide, notebooks)
+def default_schedule(n0: int) -> tuple:
+    """The schedule ``"auto"``: looks after ``n0, 2 n0, 4 n0, 8 n0`` runs, ``n0`` the committed runs."""
+    return (n0, 2 * n0, 4 * n0, 8 * n0)
+
+
+def _parse_schedule(v):
+    if v is None or (isinstance(v, str) and v.strip() == "auto"):
+        return None if v is None else "auto"
+    if isinstance(v, str):
+        try:
+            return tuple(int(x) for x in v.replace(" ", "").split(",") if x != "")
+        except ValueError:
+            return v
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v),)
+    if isinstance(v, (list, tuple)) and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in v):
+        return tuple(int(x) for x in v)
+    return v
+
+
+def check_step(schedule, budget_s=None, spending: str = "obf", prefix: str = "") -> tuple:
+    """The sequential step's own arguments, checked before any work, in one place for the command line (``make
+    decide``) and the notebooks (their ``decide_*`` parameters; ``prefix="decide_"`` names them so):
+
+    * ``schedule``: ``None`` (no step), ``"auto"`` (:func:`default_schedule`), or the looks' run counts, increasing,
+      the first at least 3 (a string ``"5,10,20,40"``, a list or a tuple); that the first is the folder's committed
+      run count is checked by :func:`step` once the folder is read;
+    * ``budget_s``: ``None`` (no limit) or CPU seconds ≥ 0 (the runs' recorded times);
+    * ``spending``: one of :data:`SPENDING`.
+
+    Returns ``(schedule, budget_s, spending)``: the schedule ``None``, ``"auto"`` or a tuple of ints, the budget a
+    float (``inf`` for ``None``)."""
+    sch = _parse_schedule(schedule)
+    check(prefix + "schedule", schedule, rule(  # the value as given in the message, the parsed one tested
+        lambda _: sch is None or sch == "auto" or (isinstance(sch, tuple) and len(sch) >= 1 and sch[0] >= 3
+                                                   and all(a < b for a, b in zip(sch, sch[1:]))),
+        "None (no sequential step), 'auto' (n0, 2 n0, 4 n0, 8 n0) or increasing run counts such as '5,10,20,40', "
+        "the first the folder's committed run count (>= 3)"))
+    check(prefix + "budget_s", budget_s, optional(real(ge=0)), note="CPU seconds of the added runs; None: no limit")
+    check(prefix + "spending", spending, one_of(*SPENDING))
+    return sch, (math.inf if budget_s is None else float(budget_s)), spending
+
+
+def step(name, folder, schedule="auto", budget_s=None, spending: str = "obf", *, cache_dir=None, n_jobs: int = 1,
+         backend: str = "loky", scheduler: str | None = None, progress: bool = True, write: bool = True,
+         fresh: bool = False, prefix: str = "") -> dict:
+    """The sequential step on one folder, as ``make decide`` (:func:`main`) and a notebook's ``decide_*``
+    parameters (:func:`bandits.experiments.notebook.run_sequential`) run it: the arguments checked
+    (:func:`check_step`), the hooks of ``name`` (a name of :data:`HOOKS`, or a hooks object) loaded on ``folder``,
+    the schedule's first look checked against the runs each claim is tested on now (before any run is added),
+    then :func:`decide` with the design ``Design(schedule, kind=spending)``. Returns :func:`decide`'s dict."""
+    sch, budget, spending = check_step(schedule, budget_s, spending, prefix)
+    check(prefix + "schedule", schedule, rule(lambda _: sch is not None, "'auto' or run counts (None runs no step)"))
+    exp = hooks_for(name) if isinstance(name, str) else name
+    folder = Path(folder)
+    state = exp.load(folder)
+    n0 = exp.n_runs(state)
+    if sch == "auto":
+        sch = default_schedule(n0)
+    check(prefix + "schedule", schedule, rule(lambda _: sch[0] == n0, f"run counts starting at {n0}, the runs each "
+                                                                     f"claim in {folder} is tested on now (or 'auto')"))
+    return decide(exp, folder, Design(sch, kind=spending), budget_s=budget, cache_dir=cache_dir, n_jobs=n_jobs,
+                  backend=backend, scheduler=scheduler, progress=progress, write=write, state=state, fresh=fresh)
 
 
 def summary(out: dict) -> str:
@@ -705,7 +826,8 @@ def main(argv=None) -> int:
     d = sub.add_parser("decide", help="the sequential step on a committed folder figures/<name>/")
     d.add_argument("names", nargs="+", help=f"folders with hooks: {', '.join(HOOKS)}")
     d.add_argument("--figures", default="figures")
-    d.add_argument("--schedule", default="", help="run counts, e.g. 5,10,20,40 (default: n0, 2 n0, 4 n0, 8 n0)")
+    d.add_argument("--schedule", default="auto", help="run counts, e.g. 5,10,20,40, the first the folder's committed "
+                   "run count (default 'auto': n0, 2 n0, 4 n0, 8 n0)")
     d.add_argument("--spending", default="obf", choices=SPENDING)
     d.add_argument("--budget-s", type=float, default=math.inf, help="CPU seconds (recorded run times)")
     d.add_argument("--cache-dir", default=None, help="default: $BANDITS_CACHE_DIR or cache/ (the notebooks' cache)")
@@ -721,16 +843,17 @@ def main(argv=None) -> int:
         from .experiments.notebook import default_cache_dir
 
         a.cache_dir = default_cache_dir()
+    from .validation import ParameterError
+
+    try:  # every folder's arguments before any folder's work
+        check_step(a.schedule or "auto", a.budget_s, a.spending)
+        for name in a.names:
+            check("name", name, one_of(*HOOKS))
+    except ParameterError as e:
+        ap.error(str(e))
     for name in a.names:
-        exp = hooks_for(name)
-        folder = Path(a.figures) / name
-        if a.schedule:
-            sch = tuple(int(v) for v in a.schedule.split(","))
-        else:
-            n0 = exp.n_runs(exp.load(folder))
-            sch = (n0, 2 * n0, 4 * n0, 8 * n0)
-        out = decide(exp, folder, Design(sch, kind=a.spending), budget_s=a.budget_s, cache_dir=a.cache_dir,
-                     n_jobs=a.n_jobs, backend=a.backend, scheduler=a.scheduler, progress=True, write=not a.dry_run)
+        out = step(name, Path(a.figures) / name, a.schedule or "auto", a.budget_s, a.spending, cache_dir=a.cache_dir,
+                   n_jobs=a.n_jobs, backend=a.backend, scheduler=a.scheduler, progress=True, write=not a.dry_run)
         print(summary(out))
     return 0
 

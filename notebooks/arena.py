@@ -54,9 +54,12 @@ envs = None             # None: all six, or a subset of ["h1", "hartmann4", "cos
 protocols = None        # None: ["sync", "async"]
 n_runs = None           # None: the mode's value (tested runs per point)
 map_overrides = None    # None, or a dict of the map's parameters to change (ex.map_params), e.g. {"Ns": [10, 100]}
+decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 3, full 5)
+decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%
-from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
+from bandits.experiments.notebook import start_notebook, finish_notebook, check_decide, default_cache_dir
 from bandits.experiments import arena as ex
 from bandits.experiments import arena_claims as exc
 from bandits.experiments import arena_plots as exp
@@ -67,6 +70,7 @@ out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, o
 params = ex.arena_params(mode, envs=envs, protocols=protocols, n_runs=n_runs)
 check("map_overrides", map_overrides, rule(lambda v: v is None or isinstance(v, dict), "None or a dict"))
 mparams = ex.map_params(mode, **(map_overrides or {}))   # the map's parameters, checked here too
+check_decide("arena", params, decide_schedule, decide_budget_s, decide_spending)   # the sequential step's parameters, before any run
 {k: v for k, v in params.items() if k != "grids"}
 
 # %% [markdown]
@@ -179,4 +183,6 @@ mtab.pivot_table(index=["env", "N", "t"], columns="budget", values="method", agg
 claims = exc.arena_claims(res)
 finish_notebook(claims, {k: v for k, v in params.items()}, seed=seed, out_dir=out_dir,
                 notebook="arena.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
-                about={"paper": "arena"})
+                about={"paper": "arena"},
+                decide_schedule=decide_schedule, decide_budget_s=decide_budget_s, decide_spending=decide_spending,
+                cache_dir=cache_dir)

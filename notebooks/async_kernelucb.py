@@ -58,11 +58,14 @@ out = "results/quick/async_kernelucb"
 cache_dir = None
 envs = None             # None: all six, or a subset of ["f1", "f2", "magic", "mushroom", "movielens", "yelp"]
 heavy_runs = None       # None: the mode's default ({"OneKernelUCB": 3} in full mode); {} runs every method 10 times
+decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 3, full 10)
+decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%
 import numpy as np
 import pandas as pd
-from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
+from bandits.experiments.notebook import start_notebook, finish_notebook, check_decide, default_cache_dir, write_results_csv
 from bandits.experiments import async_kernelucb as ex
 from bandits.experiments import async_kernelucb_plots as explots
 from bandits.experiments.async_kernelucb_claims import fig2_claims
@@ -71,6 +74,7 @@ from bandits.plotting import save_figure
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=scheduler, datasets=["magic", "mushroom", "movielens", "yelp"])   # every parameter checked first
 params = ex.async_params(mode, envs=envs, heavy_runs=heavy_runs)
+check_decide("async_kernelucb", params, decide_schedule, decide_budget_s, decide_spending)   # the sequential step's parameters, before any run
 params
 
 # %% [markdown]
@@ -183,4 +187,6 @@ gsens.round(2)
 claims = fig2_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="async_kernelucb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
-                about={"paper": "Async-KernelUCB", "figure": "2"})
+                about={"paper": "Async-KernelUCB", "figure": "2"},
+                decide_schedule=decide_schedule, decide_budget_s=decide_budget_s, decide_spending=decide_spending,
+                cache_dir=cache_dir)

@@ -65,11 +65,14 @@ r_limit_rbf = None      # rank cap of the estimated K_z on the paper's RBF-row c
 rank_cap_ablation = None  # the RBF-row ablation: Coop, Eager, Dist with the rank of K_z capped at this (dashed); None: off (0) in both modes; 4 adds the committed figure's dashed curves
 cluster_mode = None     # clusters of the agents: None: "mis_star" (Dist's stars, our reading of §5) or "clique_cover" (Coop's cliques)
 ablations = False       # True adds the dashed curves not in the paper (oracle K_z on both rows, Eager with σ_z 0.5 on the RBF row)
+decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "4,8,16", n0 first (the tested runs: quick 4, full 10)
+decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%
 import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")   # tiny per-agent matrices: threaded BLAS only slows them down
-from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
+from bandits.experiments.notebook import start_notebook, finish_notebook, check_decide, default_cache_dir, write_results_csv
 from bandits.experiments import coop_kernelucb as ex
 from bandits.experiments import coop_kernelucb_claims as cl, coop_kernelucb_plots as pl
 from bandits.plotting import save_figure
@@ -79,6 +82,7 @@ out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, o
 params = ex.fig1_params(mode, n_runs=n_runs, graphs=graphs, rows=rows, V=V, T_linear=T_linear, T_rbf=T_rbf,
                         r_limit_rbf=r_limit_rbf, rank_cap_ablation=rank_cap_ablation, cluster_mode=cluster_mode,
                         ablations=ablations)
+check_decide("coop_kernelucb", params, decide_schedule, decide_budget_s, decide_spending)   # the sequential step's parameters, before any run
 params
 
 # %% [markdown]
@@ -150,4 +154,6 @@ t.pivot(index=["row", "method"], columns="graph", values="mean")
 claims = cl.fig1_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="coop_kernelucb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
-                about={"paper": "Coop-KernelUCB", "figure": "1", "n_runs": params["n_runs"], "paper_runs": ex.PAPER_RUNS})
+                about={"paper": "Coop-KernelUCB", "figure": "1", "n_runs": params["n_runs"], "paper_runs": ex.PAPER_RUNS},
+                decide_schedule=decide_schedule, decide_budget_s=decide_budget_s, decide_spending=decide_spending,
+                cache_dir=cache_dir)

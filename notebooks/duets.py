@@ -46,15 +46,19 @@ cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 functions = None        # None: all four of Figure 1, or a subset of ["h1", "h2", "branin", "hartmann4"]
 n_runs = None           # None: the mode's value
 betas = None            # None: the paper's grid [0.2, 0.5, 1, 2, 5]
+decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 3, full 5)
+decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%
-from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
+from bandits.experiments.notebook import start_notebook, finish_notebook, check_decide, default_cache_dir, write_results_csv
 from bandits.experiments import duets as ex
 from bandits.experiments import duets_claims as cl, duets_plots as pl
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=scheduler)   # every parameter checked first
 params = ex.fig1_params(mode, functions=functions, n_runs=n_runs, betas=betas)
+check_decide("duets", params, decide_schedule, decide_budget_s, decide_spending)   # the sequential step's parameters, before any run
 params
 
 # %%
@@ -137,4 +141,6 @@ e[e.method == "DUETS"].groupby(["function", "j"])[["T_j", "n_active", "n_unique"
 claims = cl.fig1_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="duets.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
-                about={"paper": "DUETS", "figure": "1"})
+                about={"paper": "DUETS", "figure": "1"},
+                decide_schedule=decide_schedule, decide_budget_s=decide_budget_s, decide_spending=decide_spending,
+                cache_dir=cache_dir)

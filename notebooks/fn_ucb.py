@@ -72,14 +72,18 @@ n_runs = None           # None: the mode's value
 T = None                # None: the mode's value
 official = None         # None: run the official code's training beside App. E's text training (True)
 device = "cpu"          # torch device of the networks: "cpu" (the tested default; the committed figures), "cuda", or "auto" (CUDA when torch sees a GPU)
+decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 3, full 3)
+decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%
-from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir, write_results_csv
+from bandits.experiments.notebook import start_notebook, finish_notebook, check_decide, default_cache_dir, write_results_csv
 from bandits.experiments import fn_ucb as ex, fn_ucb_claims as cl, fn_ucb_plots as pl
 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=None, datasets=["shuttle", "magic"])   # every parameter checked first
 params = ex.fn_params(mode, figures=figures, n_runs=n_runs, T=T, official=official, device=device)
+check_decide("fn_ucb", params, decide_schedule, decide_budget_s, decide_spending)   # the sequential step's parameters, before any run
 print("figure groups not run in this mode:", ex.not_run(params) or "none")
 params
 
@@ -160,4 +164,6 @@ cl.released_table(res).round(1)
 claims = cl.fn_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="fn_ucb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
-                about={"paper": "FN-UCB", "figures": params["figures"]})
+                about={"paper": "FN-UCB", "figures": params["figures"]},
+                decide_schedule=decide_schedule, decide_budget_s=decide_budget_s, decide_spending=decide_spending,
+                cache_dir=cache_dir)

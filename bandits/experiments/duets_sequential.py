@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from ..comm import comm_curve
+from ..sequential import next_reps, read_committed, round_margin
 from . import duets as ex
 from .duets_claims import fig1_claims, split_selection, tuning_reps
 
@@ -53,21 +53,19 @@ class DuetsSequential:
 
     # ---------------------------------------------------------------- state
     def load(self, folder):
-        import pandas as pd
-
-        folder = Path(folder)
-        prov = json.loads((folder / "provenance.json").read_text())
-        pr = prov["parameters"]
-        p = ex.fig1_params("full", **{k: v for k, v in pr.items() if k in ex._FULL})
+        p, seed, runs = read_committed(folder, ex.fig1_params, ex._FULL)
         test, tune = tuning_reps(p)
-        runs = pd.read_csv(folder / "runs.csv")
-        state = {"params": p, "seed": int(prov.get("seed", 0)), "runs": runs, "tune": tune,
-                 "test": sorted(set(test))}
+        state = {"params": p, "seed": seed, "runs": runs, "tune": tune, "test": sorted(set(test))}
         self.margins = self._margins(state)
         return state
 
     def n_runs(self, state) -> int:
         return len(state["test"])
+
+    def planned_runs(self, params) -> int:
+        """The runs each claim is tested on in a folder the notebook writes with ``params`` (what :meth:`n_runs`
+        reads back): the runs that do not tune β."""
+        return len(set(tuning_reps(params)[0]))
 
     def seed(self, state) -> int:
         return state["seed"]
@@ -94,7 +92,7 @@ class DuetsSequential:
                     if len(b):
                         means.append(float(r[(r.function == fn) & (r.method == m) & (r.beta == b.iloc[0])][q].mean()))
                 if means:
-                    out[f"{prefix}-{fn}"] = float(f"{MARGIN_FRACTION * min(means):.2g}")
+                    out[f"{prefix}-{fn}"] = round_margin(MARGIN_FRACTION * min(means))
         return out
 
     # ---------------------------------------------------------------- claims at a level
@@ -126,8 +124,7 @@ class DuetsSequential:
         return cells
 
     def new_reps(self, state, n: int) -> list:
-        start = int(state["runs"].rep.max()) + 1
-        return list(range(start, start + n - len(state["test"])))
+        return next_reps(state["runs"], len(state["test"]), n)
 
     def tasks(self, cells, reps, state) -> list:
         tasks, labels = ex.fig1_tasks(dict(state["params"], n_runs=1))

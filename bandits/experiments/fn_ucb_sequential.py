@@ -21,17 +21,16 @@ Left out of the run cache's fingerprint (``*_sequential.py``, :func:`bandits.run
 """
 from __future__ import annotations
 
-import json
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from . import fn_ucb as ex
 from . import fn_ucb_claims as fc
 from ..runner import run_key
+from ..sequential import next_reps, read_committed, round_margin
 
 __all__ = ["FNUCBSequential", "MARGIN_FRACTION"]
 
@@ -79,14 +78,8 @@ class FNUCBSequential:
     fn: object = None
 
     def load(self, folder):
-        import pandas as pd
-
-        folder = Path(folder)
-        prov = json.loads((folder / "provenance.json").read_text())
-        pr = prov["parameters"]
-        p = ex.fn_params("full", **{k: v for k, v in pr.items() if k in ex._FULL})
-        runs = pd.read_csv(folder / "runs.csv")
-        state = {"params": p, "seed": int(prov.get("seed", 0)), "runs": runs, "n": int(p["n_runs"]),
+        p, seed, runs = read_committed(folder, ex.fn_params, ex._FULL)
+        state = {"params": p, "seed": seed, "runs": runs, "n": self.planned_runs(p),
                  "curves": {(c.figure, c.env, c.label): c for c in ex.curves(p)}}
         with _trace() as cells:
             self.claims(state, 0.95)
@@ -102,11 +95,15 @@ class FNUCBSequential:
             means = [float(ok[(ok.figure == f) & (ok.env == e) & (ok.label == l)].R_T.mean()) for f, e, l in keys]
             means = [m for m in means if math.isfinite(m) and m > 0]
             if means:
-                self.margins[cid] = float(f"{MARGIN_FRACTION * min(means):.2g}")
+                self.margins[cid] = round_margin(MARGIN_FRACTION * min(means))
         return state
 
     def n_runs(self, state) -> int:
         return state["n"]
+
+    def planned_runs(self, params) -> int:
+        """The runs each claim is tested on in a folder the notebook writes with ``params``: ``n_runs``."""
+        return int(params["n_runs"])
 
     def seed(self, state) -> int:
         return state["seed"]
@@ -118,8 +115,7 @@ class FNUCBSequential:
         return list(state["cells"].get(claim_id, []))
 
     def new_reps(self, state, n: int) -> list:
-        start = int(state["runs"].rep.max()) + 1
-        return list(range(start, start + n - state["n"]))
+        return next_reps(state["runs"], state["n"], n)
 
     def tasks(self, cells, reps, state) -> list:
         p = state["params"]

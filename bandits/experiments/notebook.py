@@ -1,6 +1,17 @@
 """What a notebook does around its experiment: the set-up cell (:func:`start_notebook`), the output
 folder's files (``results.csv``: :func:`write_results_csv`; ``provenance.json``: :func:`write_provenance`)
-and the last cell (:func:`finish_notebook`: ``claims.json``, ``provenance.json``, the claims table).
+and the last cell (:func:`finish_notebook`: ``claims.json``, ``provenance.json``, the sequential step when asked,
+the claims table).
+
+**The sequential step from a notebook.** A notebook whose folder has hooks (:data:`bandits.sequential.HOOKS`) has
+three parameters: ``decide_schedule`` (``None``, the default in both modes: no step; ``"auto"``: n0, 2 n0, 4 n0,
+8 n0; or run counts such as ``"3,6,12"``, the first the runs each claim is tested on), ``decide_budget_s`` (CPU
+seconds of the added runs; ``None``: no limit) and ``decide_spending`` (``"obf"``, the default, or ``"pocock"``).
+Its set-up cell checks them with the others (:func:`check_decide`, before any run, the first look against the
+runs the parameters give); its last cell, after ``claims.json`` is written, runs the step on its own ``out``
+folder (:func:`run_sequential`, which calls :func:`bandits.sequential.step`, as ``make decide`` does) and prints
+the claims table of the rewritten ``claims.json``. With ``decide_schedule=None`` the last cell is what it was
+without the parameters: nothing is run, written or printed besides the claims table.
 
 None of this runs inside a cell: the module is left out of the run cache's code fingerprint
 (``"experiments/notebook.py"`` in :data:`bandits.runner.NOT_IN_RUNS`), so it may import the claims
@@ -19,7 +30,7 @@ from .claims import Claim, claims_table, write_claims
 from .common import resolve_out, validate_common
 
 __all__ = ["start_notebook", "finish_notebook", "default_cache_dir", "write_provenance", "CSV_FLOAT_FORMAT",
-           "results_rows", "write_results_csv"]
+           "results_rows", "write_results_csv", "check_decide", "run_sequential"]
 
 
 def default_cache_dir() -> str:
@@ -81,11 +92,67 @@ def start_notebook(*, mode, seed, n_jobs, backend, out, scheduler=None, datasets
 
 
 def finish_notebook(claims: list[Claim], params: dict, *, seed, out_dir, notebook: str, mode, n_jobs, backend,
-                    about: dict, provenance_extra: dict | None = None) -> None:
+                    about: dict, provenance_extra: dict | None = None, decide_schedule=None, decide_budget_s=None,
+                    decide_spending: str = "obf", cache_dir=None) -> None:
     """The last cell of every notebook: ``claims.json`` (with ``about``, e.g. the paper and figure, and
     the mode), ``provenance.json`` (the parameters, the seed, the notebook, mode, workers and backend,
-    plus ``provenance_extra``) and the claims table printed (the text nbval compares)."""
+    plus ``provenance_extra``) and the claims table printed (the text nbval compares).
+
+    With ``decide_schedule`` (see the module docstring): after those files, the sequential step on ``out_dir``
+    (:func:`run_sequential`, the hooks of the notebook's name), its summary printed, and the claims table of the
+    ``claims.json`` it rewrote; ``provenance.json`` then also records the step's parameters."""
     write_claims(claims, out_dir, dict(about, mode=mode))
-    write_provenance(params, seed, out_dir, dict({"notebook": notebook, "mode": mode, "n_jobs": n_jobs,
-                                                  "backend": backend}, **(provenance_extra or {})))
-    print(claims_table(claims))
+    extra = dict({"notebook": notebook, "mode": mode, "n_jobs": n_jobs, "backend": backend}, **(provenance_extra or {}))
+    if decide_schedule is not None:
+        extra["sequential"] = {"schedule": decide_schedule, "budget_s": decide_budget_s, "spending": decide_spending}
+    write_provenance(params, seed, out_dir, extra)
+    if decide_schedule is None:
+        print(claims_table(claims))
+        return
+    from ..sequential import read_claims, summary
+
+    out = run_sequential(Path(notebook).stem, out_dir, decide_schedule, decide_budget_s, decide_spending,
+                         n_jobs=n_jobs, backend=backend, cache_dir=cache_dir)
+    print(summary(out), end="\n\n")
+    print(claims_table(read_claims(Path(out_dir) / "claims.json")))
+
+
+def check_decide(name: str, params: dict | None, schedule, budget_s=None, spending: str = "obf") -> None:
+    """The set-up cell's check of the sequential step's parameters (``decide_schedule``, ``decide_budget_s``,
+    ``decide_spending``; :func:`bandits.sequential.check_step`), before any run: their form, that ``name`` has hooks
+    when a schedule is given, and that the schedule's first look is the runs each claim will be tested on (the
+    hooks' ``planned_runs(params)`` where they have it, else ``params["n_runs"]``). A :class:`ParameterError`
+    names the parameter."""
+    from ..sequential import HOOKS, check_step, hooks_for
+    from ..validation import check, rule
+
+    sch, _, _ = check_step(schedule, budget_s, spending, prefix="decide_")
+    if sch is None:
+        return
+    check("decide_schedule", schedule, rule(lambda _: name in HOOKS, f"None: {name!r} has no hooks of the sequential "
+                                            f"step (the folders that have: {', '.join(HOOKS)})"))
+    if not isinstance(sch, tuple) or params is None:
+        return
+    exp = hooks_for(name)
+    plan = getattr(exp, "planned_runs", None)
+    n0 = plan(params) if plan is not None else params.get("n_runs")
+    if n0 is not None:
+        check("decide_schedule", schedule, rule(lambda _: sch[0] == int(n0), f"run counts starting at {int(n0)}, the "
+                                                "runs each claim is tested on with these parameters (or 'auto')"))
+
+
+def run_sequential(name, out_dir, schedule, budget_s=None, spending: str = "obf", *, n_jobs: int = 1,
+                   backend: str = "loky", scheduler: str | None = None, cache_dir=None, progress: bool = True):
+    """The sequential step on a notebook's own ``out_dir``, right after its last cell wrote ``claims.json``:
+    :func:`bandits.sequential.step` (what ``make decide`` runs) with the hooks of ``name`` (a notebook name, or a
+    hooks object), the run cache ``cache_dir`` (``None``: :func:`default_cache_dir`), and ``claims.json`` read as
+    the fixed-size verdicts (``fresh``). ``schedule=None``: nothing is done, ``None`` is returned (the arguments
+    are still checked). Otherwise returns the step's dict, having written ``sequential.json`` and rewritten
+    ``claims.json``."""
+    from ..sequential import check_step, step
+
+    sch, _, _ = check_step(schedule, budget_s, spending, prefix="decide_")
+    if sch is None:
+        return None
+    return step(name, out_dir, sch, budget_s, spending, cache_dir=cache_dir or default_cache_dir(), n_jobs=n_jobs,
+                backend=backend, scheduler=scheduler, progress=progress, write=True, fresh=True, prefix="decide_")
