@@ -93,16 +93,16 @@ def _raw_sharing_note(p: dict, runs, env: str) -> str:
                 "decides against raw sharing's (d + 1)·N·T")
     per = exchange_size(S, d)
     qf = lemma41_q_floor(T)
-    approx = (f" (Approx-DisKernelUCB: |S| = {fmt(Sp)}, {fmt(Bp)} synchronisations of all N = {N} clients)"
+    approx = (f" (Approx-DisKernelUCB: |S| = {Sp:.0f}, {Bp:.0f} synchronisations of all N = {N} clients)"
               if np.isfinite(Sp) and np.isfinite(Bp) else "")
     return (f"the paper's own count and constants, not a setting: Theorem 4.5 counts 3(|S|² + |S|) + d|S| scalars "
             f"per exchange (§3.1: \"the total number of scalars being transferred\"), which at Async-KernelUCB's final "
-            f"|S| = {fmt(S)} ({S / T:.0%} of T = {T}, at q = {p['q']:g}) is {fmt(per)}, {fmt(per / one)}× "
-            f"OneKernelUCB's whole run ((d + 1)·N·T = {fmt(one)} with d = {d}), and it made B = {fmt(B)} exchanges"
+            f"|S| = {S:.0f} ({S / T:.0%} of T = {T}, at q = {p['q']:g}) is {fmt(per)}, {fmt(per / one)}× "
+            f"OneKernelUCB's whole run ((d + 1)·N·T = {fmt(one)} with d = {d}), and it made B = {B:.0f} exchanges"
             f"{approx}; to stay below raw sharing |S| must be at most {largest_dictionary(one / N, d)} even if every "
             f"client exchanged only once, {largest_dictionary(one / B, d)} at this B. Lemma 4.1's q = "
-            f"4 ln(2√2T/δ)β(1 + ε/3)/ε² is at least {qf:.0f} at this T for every ε, δ ∈ (0, 1), so its RLS "
-            f"probability min(1, qσ̃²) keeps every point with σ̃² ≥ 1/{qf:.0f}, and its λ ≤ k(x, x) = 1 rules out the "
+            f"4 ln(2√2T/δ)β(1 + ε/3)/ε² is at least {int(qf)} at this T for every ε, δ ∈ (0, 1), so its RLS "
+            f"probability min(1, qσ̃²) keeps every point with σ̃² ≥ 1/{int(qf)}, and its λ ≤ k(x, x) = 1 rules out the "
             f"larger ridge that would shrink the dictionary; only q far below 1, outside Lemma 4.1, brings |S| down "
             f"that far (NOTE.md)")
 
@@ -115,8 +115,8 @@ def _async_approx_note(p: dict, runs, env: str) -> str:
     Bp = _mean(runs, env, "Approx-DisKernelUCB", "comm_rounds")
     sizes = ""
     if all(np.isfinite(v) for v in (Sa, Ba, Sp, Bp)):
-        sizes = (f"; C(T) is the number of exchanges times their size: Async-KernelUCB {fmt(Ba)} one-client "
-                 f"exchanges at a final |S| of {fmt(Sa)}, Approx-DisKernelUCB {fmt(Bp)} synchronisations of all "
+        sizes = (f"; C(T) is the number of exchanges times their size: Async-KernelUCB {Ba:.0f} one-client "
+                 f"exchanges at a final |S| of {Sa:.0f}, Approx-DisKernelUCB {fmt(Bp)} synchronisations of all "
                  f"N = {N} clients at {fmt(Sp)}, and both counts move with q and D (the γ/q panel in NOTE.md)")
     return ("a setting the paper does not give: Approx-DisKernelUCB's trigger and threshold (here Eq. 4's variance "
             f"sum with Async's D = {p['D']:g}) and both methods' q (q̄ = q = {p['q']:g}); Theorem 4.5 gives both "

@@ -70,14 +70,14 @@ def c5_cause_note(c5, N: int) -> str:
 
     parts = [head]
     if len(good):
-        parts.append(f"at Approx D ∈ {{{', '.join(fmt(v) for v in sorted(set(good.approx_D)))}}} an Async point "
+        parts.append(f"at {len(good)} of the {len(mt)} Approx points (D ≤ {fmt(good.approx_D.max())}) an Async point "
                      f"within 1.2× its regret costs {fmt(good.ratio.min())}–{fmt(good.ratio.max())}× Approx's")
     if len(bad):
         items = []
         for r in bad.itertuples():
             if np.isfinite(r.ratio):
                 items.append(f"q = {fmt(r.q)}, D = {fmt(r.approx_D)}: {fmt(r.ratio)}× (Approx {b(APPROX, r.q, r.approx_D)} "
-                             f"synchronisations of all N = {N} clients, Async D = {r.async_D_label} "
+                             f"synchronisations of all N = {N} clients; Async at D = {r.async_D_label}: "
                              f"{b(ASYNC, r.q, r.async_D)} one-client exchanges)")
             else:
                 items.append(f"q = {fmt(r.q)}, D = {fmt(r.approx_D)}: no Async point within 1.2× its regret")
