@@ -118,7 +118,7 @@ def _async_approx_note(p: dict, runs, env: str) -> str:
         sizes = (f"; C(T) is the number of exchanges times their size: Async-KernelUCB {Ba:.0f} one-client "
                  f"exchanges at a final |S| of {Sa:.0f}, Approx-DisKernelUCB {fmt(Bp)} synchronisations of all "
                  f"N = {N} clients at {fmt(Sp)}, and both counts move with q and D (the γ/q panel in NOTE.md)")
-    return ("a setting the paper does not give: Approx-DisKernelUCB's trigger and threshold (here Eq. 4's variance "
+    return ("Approx-DisKernelUCB's trigger and threshold (here Eq. 4's variance "
             f"sum with Async's D = {p['D']:g}) and both methods' q (q̄ = q = {p['q']:g}); Theorem 4.5 gives both "
             "the same Õ(N²γ_T³) (§5.2: \"despite having the same Õ(N²γ_T³) theoretical scaling\"), so the paper's "
             f"theory does not order their costs{sizes}")

@@ -57,7 +57,7 @@ def c5_cause_note(c5, N: int) -> str:
     none is, with their synchronisation counts against the matched Async point's exchanges."""
     mt = c5_matches(c5)
     pts = c5_points(c5)
-    head = ("a setting the paper does not give: Approx-DisKernelUCB's threshold D (nor its trigger: here Eq. 4's "
+    head = ("Approx-DisKernelUCB's threshold D (nor its trigger: here Eq. 4's "
             "variance sum, as in Figure 2; nor either method's q and D, nor this package's S5 environment, d = 5)")
     if not len(mt):
         return head
