@@ -361,20 +361,50 @@ def test_dual_while_smaller_equals_primal(net6, kw):
     assert any(used) and not all(used)  # both forms were exercised
 
 
-def test_sparse_build_for_small_accept_sets(monkeypatch):
-    import bandits.algorithms.coop_kernel_ucb as mod
-
+def test_small_accept_sets_primal_equals_dual():
     net = make_network(nx.path_graph(12), 1)
-    calls = []
-    real = mod._sparse.csr_matrix
-    monkeypatch.setattr(mod._sparse, "csr_matrix", lambda *a, **k: calls.append(1) or real(*a, **k))
     for name, kind, k in (("Ind-LinUCB", "linear", {}),
                           ("Ind-KernelUCB", "rbf", {"kernel": {"name": "rbf", "lengthscale": 1.0}, "n_features": 8})):
         env = ClusterEnv(net, kind=kind)
         a = _policy(ALGORITHMS[name], net, env, 8, **k)
         b = _policy(ALGORITHMS[name], net, env, 8, path="dual", **k)
         assert _lockstep(a, b, env, 8) < 1e-8
-    assert calls  # the sparse product was used (one accepted source of 12)
+
+
+@pytest.mark.parametrize("D,r", [(3, 1), (3, 4), (10, 3), (32, 2)])
+def test_packed_build_equals_the_direct_sum(D, r):
+    """Both forms of the packed build (per model, and over the chunk's union of columns) give
+    ``Σ_u L_ua L_ub M_u(t − τ(u,v))`` and ``Σ_u L_u ⊗ b_u`` of the direct computation."""
+    from bandits.algorithms.coop_primal import PrimalSolver
+
+    rng = np.random.default_rng(D + r)
+    n, V, lev = 5, 9, np.array([1, 3])
+    ntri, npair = D * (D + 1) // 2, r * (r + 1) // 2
+    F = rng.standard_normal((len(lev), V, 4, D))
+    M = np.einsum("lukd,luke->lude", F, F)  # (levels, V, D, D) symmetric statistics
+    bs = rng.standard_normal((len(lev) * V, D))
+    ii, jj = np.triu_indices(D)
+    Mp = M.reshape(-1, D, D)[:, ii, jj]
+    Lt = rng.standard_normal((n, r, V)) * (rng.random((n, 1, V)) < 0.7)
+    tau = rng.choice([0, 1, 2, 3], size=(n, V))  # 0: not accepted, 2: no statistics at this round
+    ia, ib = np.triu_indices(r)
+    want_G, want_b = np.zeros((n, npair, ntri)), np.zeros((n, r, D))
+    for m in range(n):
+        for u in range(V):
+            if tau[m, u] in lev:
+                k = int(np.searchsorted(lev, tau[m, u]))
+                want_G[m] += np.outer(Lt[m, ia, u] * Lt[m, ib, u], Mp[k * V + u])
+                want_b[m] += np.outer(Lt[m, :, u], bs[k * V + u])
+    solver = PrimalSolver()
+    for bias in (0, 10**9):  # the cost rule's choice, then the per-model form forced
+        solver._form_bias = bias
+        G, bp = solver._packed_build(Lt, tau, lev, Mp, bs, npair)
+        assert np.allclose(G, want_G.reshape(n, -1), rtol=1e-12, atol=1e-12)
+        assert np.allclose(bp, want_b.reshape(n, -1), rtol=1e-12, atol=1e-12)
+    solver._form_bias = -10**9  # the union of columns forced
+    G, bp = solver._packed_build(Lt, tau, lev, Mp, bs, npair)
+    assert np.allclose(G, want_G.reshape(n, -1), rtol=1e-12, atol=1e-12)
+    assert np.allclose(bp, want_b.reshape(n, -1), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("name,kw", [("Eager-KernelUCB", {"kz": "mmd"}), ("Coop-KernelUCB", {"kz": "mmd"}),

@@ -71,7 +71,7 @@ def test_runner_has_no_graph_fallback():
 
 
 def test_public_names_and_layout():
-    for name in ckb.__all__ + ["NystroemFeatures", "_top_eigh", "_sparse", "PERIPHERAL_MODES"]:
+    for name in ckb.__all__ + ["NystroemFeatures", "_top_eigh", "PERIPHERAL_MODES"]:
         assert hasattr(ckb, name), name
     assert ckb.NetworkKernelUCB is NetworkKernelUCB
     for p in sorted(ALGDIR.glob("coop_*.py")):

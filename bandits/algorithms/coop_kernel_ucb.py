@@ -102,7 +102,6 @@ parts' public names.
 """
 from __future__ import annotations
 
-from scipy import sparse as _sparse  # noqa: F401 (the primal solver's sparse build; tests patch it here)
 
 from .coop_config import (ACCEPTS, KZ_MODES, PATHS, PERIPHERAL_MODES, TRUNCATIONS, UPDATES,  # noqa: F401
                           WIDTHS, CoopConfig)

@@ -193,13 +193,16 @@ class NetworkKernelFactor:
             tau = np.take_along_axis(self.tau_acc[rows], ii, axis=1)
             lev = np.searchsorted(np.array(levels, dtype=np.int64), tau).clip(0, max(len(levels) - 1, 0))
             # (n, Amax) row of each listed source in Kg; an inactive one points at an appended zero row and
-            # column, so one flat gather gives the masked matrices (the same entries as gathering and then
+            # column, so the gather gives the masked matrices (the same entries as gathering and then
             # masking with np.where, without the (n, Amax, Amax) mask and the second pass)
             m = len(levels) * V
             fi = np.where(act, lev * V + ii, m)
             Kz = np.zeros((m + 1, m + 1))
             Kz[:m, :m] = Kg
-            return np.take(Kz.reshape(-1), fi[:, :, None] * (m + 1) + fi[:, None, :])
+            out = np.empty((n, Amax, Amax))
+            for g in range(n):  # its rows, then their columns: contiguous copies, no (n, Amax, Amax) index
+                np.take(Kz[fi[g]], fi[g], axis=1, out=out[g])
+            return out
         mask = act[:, :, None] & act[:, None, :]
         return np.where(mask, W, 0.0)
 
