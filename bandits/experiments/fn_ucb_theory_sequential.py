@@ -226,46 +226,16 @@ class FNUCBTheorySequential:
         """The new runs' rows, as :func:`bandits.experiments.fn_ucb_theory.runs.run_theory` builds its tables."""
         import pandas as pd
 
-        from .fn_ucb_theory.maths import round_bound
+        from .fn_ucb_theory.runs import theory_rows
 
-        p = state["params"]
-        rows, curves, alpha, cover, linear = [], [], [], [], []
+        done = state["_where"]
         wall = {k: list(v) for k, v in state["wall"].items()}
-        for g, cell, cfg, rep, i in state["_where"]:
-            a, meta = results[i]["arrays"], results[i]["meta"]
-            wall.setdefault(cell, []).append(float(meta.get("wall_time", math.nan)))
-            if g == "E14":
-                linear.append({"m": cfg["m"], "rep": rep, **{c: meta[c] for c in ("err", "err_lin", "err_opt", "scale",
-                                                                                    "dist_ratio", "steps", "p0")}})
-                continue
-            if g == "E8":
-                alpha += [{"rep": rep, "t": int(t), "alpha": float(v)} for t, v in zip(a["alpha_t"], a["alpha"])]
-            if g == "E12":
-                cover.append({"nu": cfg["params"]["nu_a"], "rep": rep, "coverage": float(np.mean(a["cover"])),
-                              "coverage_abs": float(np.mean(a["cover_abs"])), "width_T": float(a["width"][-1])})
-            N, T, D = cfg["N"], cfg["T"], cfg["params"].get("D", 0.0)
-            R = np.cumsum(np.asarray(a["regret"])) / N
-            pot = np.asarray(a["potential"], dtype=float)
-            rt = np.asarray(meta["info"]["round_times"], dtype=int)
-            R_emp = float(math.ceil(meta["final"]["potential_diag"]))
-            row = {"check": g, "algorithm": cfg["algorithm"], "N": N, "D": _f(D), "rep": rep, "T": T,
-                   "R_T": float(R[-1]), "rounds": float(meta["info"]["n_rounds"]), "R_emp": R_emp,
-                   "p0": meta["final"]["p0"], "potential_exact": meta["final"].get("potential_exact", np.nan),
-                   "nu_a": _f(cfg["params"]["nu_a"])}
-            if D > 0:
-                zeta, bound = round_bound(T, D, R_emp)
-                inc = np.diff(np.r_[0.0, pot])
-                row.update(zeta=zeta, bound=bound, bad_epochs=int(np.sum(inc > 1.0)))
-            rows.append(row)
-            if g in ("E3", "E3a"):
-                stride = p["stride"]
-                keep = np.unique(np.r_[np.arange(stride - 1, T, stride), T - 1])
-                pt = np.full(T, np.nan)
-                if pot.size:
-                    idx = np.searchsorted(rt, np.arange(T), side="right") - 1
-                    pt = np.where(idx >= 0, pot[np.clip(idx, 0, None)], 0.0)
-                curves.append(pd.DataFrame({"check": g, "algorithm": cfg["algorithm"], "N": N, "rep": rep,
-                                            "t": keep + 1, "regret": R[keep], "potential": pt[keep]}))
+        for g, cell, cfg, rep, i in done:
+            wall.setdefault(cell, []).append(float(results[i]["meta"].get("wall_time", math.nan)))
+        rows, curves, alpha, cover, linear = theory_rows(state["params"],
+                                                         [(g, cfg, rep, results[i]) for g, cell, cfg, rep, i in done])
+        for row in rows:  # as the committed CSV reads back
+            row.update(D=_f(row["D"]), rounds=float(row["rounds"]), nu_a=_f(row["nu_a"]))
 
         def cat(old, new):
             return pd.concat([old, pd.DataFrame(new, columns=old.columns)], ignore_index=True) if len(new) else old

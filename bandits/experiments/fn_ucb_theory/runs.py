@@ -219,9 +219,23 @@ def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", c
                            backend=backend, cache_dir=cache_dir, progress=progress, desc="FN-UCB theory",
                            fn=run_theory_cell)
     by_key = dict(zip(uniq, results))
+    rows, curves, alpha, cover, linear = theory_rows(p, [(g, cfg, rep, by_key[k])
+                                                         for (g, cfg, rep), k in zip(flat, keys)])
+    return TheoryResults(p, pd.DataFrame(rows), pd.concat(curves, ignore_index=True), stats.cached, stats.computed,
+                         pd.DataFrame(alpha, columns=["rep", "t", "alpha"]),
+                         pd.DataFrame(cover, columns=["nu", "rep", "coverage", "coverage_abs", "width_T"]),
+                         pd.DataFrame(linear, columns=["m", "rep", "err", "err_lin", "err_opt", "scale", "dist_ratio",
+                                                       "steps", "p0"]))
+
+
+def theory_rows(p: dict, items) -> tuple[list, list, list, list, list]:
+    """The tidy tables' rows from finished runs: ``items`` are ``(check, config, rep, result)``; returns
+    ``(rows, curves, alpha, coverage, linear)`` (lists of dicts, and of DataFrames for the curves), as
+    :func:`run_theory` builds them and the sequential step's hooks add them."""
+    import pandas as pd
+
     rows, curves, alpha, cover, linear = [], [], [], [], []
-    for (g, cfg, rep), k in zip(flat, keys):
-        res = by_key[k]
+    for g, cfg, rep, res in items:
         a, meta = res["arrays"], res["meta"]
         if g == "E14":
             linear.append({"m": cfg["m"], "rep": rep, **{c: meta[c] for c in ("err", "err_lin", "err_opt", "scale",
@@ -255,8 +269,4 @@ def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", c
                 pt = np.where(idx >= 0, pot[np.clip(idx, 0, None)], 0.0)
             curves.append(pd.DataFrame({"check": g, "algorithm": cfg["algorithm"], "N": N, "rep": rep,
                                         "t": keep + 1, "regret": R[keep], "potential": pt[keep]}))
-    return TheoryResults(p, pd.DataFrame(rows), pd.concat(curves, ignore_index=True), stats.cached, stats.computed,
-                         pd.DataFrame(alpha, columns=["rep", "t", "alpha"]),
-                         pd.DataFrame(cover, columns=["nu", "rep", "coverage", "coverage_abs", "width_T"]),
-                         pd.DataFrame(linear, columns=["m", "rep", "err", "err_lin", "err_opt", "scale", "dist_ratio",
-                                                       "steps", "p0"]))
+    return rows, curves, alpha, cover, linear
