@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .async_theory.runs import c2_stats, c8_stats
 from .table_sequential import RunsTableHooks
 
 __all__ = ["AsyncTheorySequential", "cached_wall_times", "untimed_share_s"]
@@ -177,17 +178,9 @@ class AsyncTheorySequential(RunsTableHooks):
             row.update(check=c, R_T=m["R_T"], C_T=m["C_T"], B=m.get("B", np.nan), dict_size=m.get("dict_size", np.nan),
                        wall_time=float(m.get("wall_time", np.nan)))
             if c == "c2":
-                vr = a["var_ratio"]
-                e = m["eps_hat"]
-                lo, hi = ((1 - e) / (1 + e), (1 + e) / (1 - e)) if e < 1 else (0.0, math.inf)
-                row.update(eps_hat=e, ratio_min=float(vr.min()), ratio_max=float(vr.max()), band_lo=lo, band_hi=hi,
-                           frac_in_band=float(np.mean((vr >= lo * (1 - 1e-9)) & (vr <= hi * (1 + 1e-9)))),
-                           n_uploaded=m["n_uploaded"])
+                row.update(c2_stats(a, m))
             else:
-                r, rc = a["lemma_ratio"], a["client_ratio"]
-                row.update(q=math.inf, max_ratio=float(r.max()) if len(r) else 1.0,
-                           mean_ratio=float(r.mean()) if len(r) else 1.0, client_max_ratio=float(rc.max()),
-                           client_q99_ratio=float(np.quantile(rc, 0.99)), bound=1.0 + p["N"] * lab["D"])
+                row.update(q=math.inf, **c8_stats(a, p["N"], lab["D"]))
             row["q"], row["D"] = _num(row["q"]), _num(row["D"])
             rows.append(row)
         return pd.DataFrame(rows)

@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from .async_theory_sequential import cached_wall_times, untimed_share_s
-from .table_sequential import MARGIN_FRACTION, RATIO_MARGIN, _comparisons, _leaves, claim_reads
+from .table_sequential import RATIO_MARGIN, _comparisons, _leaves, claim_reads, difference_margin
 
 __all__ = ["FNUCBTheorySequential"]
 
@@ -172,9 +172,9 @@ class FNUCBTheorySequential:
                 means = [self._mean(state, name, cell, col) for name, cell, col in reads]
             else:
                 continue
-            means = [abs(m) for m in means if math.isfinite(m) and m != 0]
-            if means:
-                out[cid] = float(f"{MARGIN_FRACTION * min(means):.2g}")
+            m = difference_margin(means)
+            if m is not None:
+                out[cid] = m
         return out
 
     # ---------------------------------------------------------------- hooks

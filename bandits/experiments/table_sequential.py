@@ -28,12 +28,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["claim_reads", "RunsTableHooks", "MARGIN_FRACTION", "RATIO_MARGIN"]
+__all__ = ["claim_reads", "RunsTableHooks", "MARGIN_FRACTION", "RATIO_MARGIN", "difference_margin"]
 
 #: a difference claim's margin as a fraction of the smallest mean of the values it reads
 MARGIN_FRACTION = 0.10
 #: a ratio claim's margin on the log scale: a ratio within 10 % of its threshold
 RATIO_MARGIN = math.log(1.1)
+
+
+def difference_margin(means) -> float | None:
+    """A difference claim's within-margin stop: :data:`MARGIN_FRACTION` of the smallest absolute finite,
+    non-zero mean among ``means``, to two significant digits (None when there is none)."""
+    means = [abs(m) for m in means if math.isfinite(m) and m != 0]
+    return float(f"{MARGIN_FRACTION * min(means):.2g}") if means else None
 
 
 def _leaves(c) -> list:
@@ -138,11 +145,10 @@ class RunsTableHooks:
             if kinds == {"ratio"}:
                 out[cid] = float(f"{RATIO_MARGIN:.2g}")
             elif kinds == {"difference"}:
-                means = [float(np.nanmean(runs.loc[(keys == cell).to_numpy(), col].to_numpy(float)))
-                         for cell, col in reads[cid]]
-                means = [abs(m) for m in means if math.isfinite(m) and m != 0]
-                if means:
-                    out[cid] = float(f"{MARGIN_FRACTION * min(means):.2g}")
+                m = difference_margin([float(np.nanmean(runs.loc[(keys == cell).to_numpy(), col].to_numpy(float)))
+                                       for cell, col in reads[cid]])
+                if m is not None:
+                    out[cid] = m
         return out
 
     def n_runs(self, state) -> int:

@@ -514,20 +514,12 @@ def run_extra(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", ca
         row = {**lab, "R_T": m["R_T"], "C_T": m["C_T"], "B": m.get("B", np.nan), "dict_size": m.get("dict_size", np.nan)}
         c = lab["check"]
         if c == "C2":
-            vr = a["var_ratio"]
-            e = m["eps_hat"]
-            lo, hi = ((1 - e) / (1 + e), (1 + e) / (1 - e)) if e < 1 else (0.0, math.inf)
-            row.update(eps_hat=e, ratio_min=float(vr.min()), ratio_max=float(vr.max()), band_lo=lo, band_hi=hi,
-                       frac_in_band=float(np.mean((vr >= lo * (1 - 1e-9)) & (vr <= hi * (1 + 1e-9)))),
-                       n_uploaded=m["n_uploaded"])
+            row.update(c2_stats(a, m))
         elif c == "C3":
             row["agg_err"] = m["agg_err"]
             c3_arrays[(lab["basis"], lab["rep"])] = a
         elif c == "C8":
-            r, rc = a["lemma_ratio"], a["client_ratio"]
-            row.update(max_ratio=float(r.max()) if len(r) else 1.0, mean_ratio=float(r.mean()) if len(r) else 1.0,
-                       client_max_ratio=float(rc.max()), client_q99_ratio=float(np.quantile(rc, 0.99)),
-                       bound=1.0 + p["N"] * lab["D"])
+            row.update(c8_stats(a, p["N"], lab["D"]))
         elif c == "C9":
             cm = a["cov_max"]
             row.update(coverage=m["coverage"], alpha_full=float(cm.max()), alpha_99=float(np.quantile(cm, 0.99)))
@@ -554,3 +546,21 @@ def run_extra(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", ca
             df = df.assign(same_choices=same, probe_mu_diff=dmu, probe_s2_diff=ds2)
         setattr(out, c.lower(), df)
     return out
+
+
+def c2_stats(a, m) -> dict:
+    """A C2 run's row values (Lemma 4.1's ε̂ and the variance-ratio band), from its arrays and meta."""
+    vr = a["var_ratio"]
+    e = m["eps_hat"]
+    lo, hi = ((1 - e) / (1 + e), (1 + e) / (1 - e)) if e < 1 else (0.0, math.inf)
+    return dict(eps_hat=e, ratio_min=float(vr.min()), ratio_max=float(vr.max()), band_lo=lo, band_hi=hi,
+                frac_in_band=float(np.mean((vr >= lo * (1 - 1e-9)) & (vr <= hi * (1 + 1e-9)))),
+                n_uploaded=m["n_uploaded"])
+
+
+def c8_stats(a, N: int, D: float) -> dict:
+    """A C8 run's row values (Lemma C.1's ratios against the bound 1 + N·D), from its arrays."""
+    r, rc = a["lemma_ratio"], a["client_ratio"]
+    return dict(max_ratio=float(r.max()) if len(r) else 1.0, mean_ratio=float(r.mean()) if len(r) else 1.0,
+                client_max_ratio=float(rc.max()), client_q99_ratio=float(np.quantile(rc, 0.99)),
+                bound=1.0 + N * D)
