@@ -95,7 +95,7 @@ ALPHA = 0.025
 #: the verdict of a claim stopped within its margin
 WITHIN = "WITHIN"
 #: interval methods of a Comparison whose interval is Student's on per-run values (see the module docstring)
-_T_METHODS = ("t", "fieller")
+_T_METHODS = ("t", "fieller", "t-runs")
 
 
 # ------------------------------------------------------------------------------ the design
@@ -434,7 +434,7 @@ def _leaves(c) -> list:
 
 def covered(c, level: float | None = None) -> tuple[bool, str]:
     """Whether the rule covers a claim's comparison ``c``: every part's interval is Student's on per-run values
-    (``method`` "t" or "fieller") and, when ``level`` is given, computed at that level or above (the
+    (``method`` "t", "fieller", or "t-runs": Student's t over one fitted slope per run) and, when ``level`` is given, computed at that level or above (the
     Bonferroni level of a part of an "any" claim is above it; a claims function that ignores ``level`` is not
     covered). Returns ``(ok, reason)``."""
     if c is None:
