@@ -96,3 +96,41 @@ def test_neural_baselines_same_seed_same_numbers_on_cuda(name):
         tr = run_regret(pol, _cos_env(), 20, 2, np.random.default_rng(1), np.random.default_rng(2))
         out.append(tr.regret)
     np.testing.assert_array_equal(out[0], out[1])
+
+
+@pytest.mark.parametrize("variance_scale", ["gp", "ridge"])
+def test_fantasy_variance_on_cuda_is_the_exact_posterior_variance(variance_scale):
+    # OneKernelUCB's batch rule (PendingQueries) on fresh contexts forms L⁻¹K and the Schur complement on
+    # the device: the same closed-form check as on the CPU
+    from tests.test_one_kernel_ucb_batch import test_fantasy_variance_is_the_exact_posterior_variance_fresh_contexts as t
+
+    t(variance_scale, "cuda")
+
+
+def test_exact_gp_last_prediction_on_cuda_equals_numpy():
+    # the accessors the batch rule reads (last_column, last_times) return numpy from the device's factor
+    k = RBF(lengthscale=0.7)
+    rng = np.random.default_rng(11)
+    X, Xq, A = rng.normal(size=(30, 3)), rng.normal(size=(6, 3)), rng.normal(size=(4, 30))
+    a, b = ExactGP(k, 0.4, 3, capacity=8), TorchExactGP(k, 0.4, 3, capacity=8, device="cuda")
+    y = rng.normal(size=30)
+    a.add(X, y); b.add(X, y)
+    a.predict(Xq); b.predict(Xq)
+    for i in range(6):
+        col = b.last_column(i)
+        assert isinstance(col, np.ndarray)
+        np.testing.assert_allclose(col, a.last_column(i), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(b.last_times(A), a.last_times(A), rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("batch", ["none", "fantasy"])
+def test_one_kernel_ucb_on_cuda_chooses_as_on_cpu(batch):
+    # fresh contexts, N clients per step (sync): the device's run makes the same choices as the CPU's
+    from tests.test_one_kernel_ucb_batch import _run
+
+    spec = {"name": "f1", "kind": "contextual", "K": 8, "noise_std": 0.1, "schedule": "sync"}
+    c, rc, _ = _run(spec, 4, 20, batch=batch, device="cpu")
+    g, rg, _ = _run(spec, 4, 20, batch=batch, device="cuda")
+    for x, y in zip(c, g):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_allclose(rg, rc, rtol=1e-9, atol=1e-9)
