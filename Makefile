@@ -101,7 +101,8 @@ define run_notebooks
 	  name=$$(basename "$$nb" .ipynb); out="$(2)/$$name"; mkdir -p "$$out"; \
 	  echo "== $$nb -> $$out/$$name.ipynb (mode $(1), n_jobs $(N_JOBS)$(if $(strip $(SCHEDULER)),$(comma) scheduler $(strip $(SCHEDULER))))"; \
 	  $(VPY) tools/pmrun.py --label "$$name" -- "$$nb" "$$out/$$name.ipynb" -k python3 --cwd . \
-	    -p mode $(1) -p n_jobs $(N_JOBS) -p out "$$out" $(NB_SCHEDULER) $(PM_ARGS); \
+	    -p mode $(1) -p n_jobs $(N_JOBS) -p out "$$out" $(NB_SCHEDULER) \
+	    $$(if [ "$(1)" = full ]; then $(VPY) -m bandits.sequential papermill-args "$$name"; fi) $(PM_ARGS); \
 	  $(VPY) tools/nbtools.py unpair "$$out/$$name.ipynb"; \
 	done
 endef
@@ -124,7 +125,7 @@ define ensure_data
 	fi
 endef
 
-figures: $(STAMP) ## fetch missing data, run every notebook in full mode into figures/<name>/, claims table, times
+figures: $(STAMP) ## fetch missing data, run every notebook in full mode into figures/<name>/ (with its sequential step, bandits.sequential.FULL_MODE_DESIGNS), claims table, times
 	$(call ensure_data,strict)
 	$(call run_notebooks,full,$(FIGURES_DIR))
 	@if $(VPY) -c "import importlib.util as u, sys; sys.exit(u.find_spec('bandits.report') is None)" 2>/dev/null; \

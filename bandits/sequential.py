@@ -83,7 +83,7 @@ import numpy as np
 
 from .validation import check, integer, one_of, optional, real, rule
 
-__all__ = ["SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
+__all__ = ["FULL_MODE_DESIGNS", "papermill_args", "used_schedules", "SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
            "power", "t_adjustment", "capture_comparisons", "decide_comparison", "covered", "SequentialExperiment", "decide",
            "summary", "HOOKS", "hooks_for", "tables", "main", "calibration_table", "power_table_md", "boundary_table",
            "check_step", "default_schedule", "step", "read_claims", "read_committed", "next_reps", "round_margin"]
@@ -789,6 +789,37 @@ HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential",
          "fn_ucb_theory": "bandits.experiments.fn_ucb_theory_sequential:FNUCBTheorySequential"}
 
 
+#: The designs of the committed full-mode folders' sequential steps, each fixed before its step's runs:
+#: folder → (schedule, spending, CPU budget in seconds of the added runs' recorded times). ``make figures``
+#: passes them to the notebooks' ``decide_*`` parameters (:func:`papermill_args`), so a full-mode run ends
+#: with the same step: its added runs come from the run cache, or are computed again. The budget is checked
+#: before each stage against the stage's estimated cost (the committed runs' recorded seconds), so on a
+#: machine much faster or slower than the reference one a stage can be taken or refused where it was not;
+#: every verdict stays calibrated either way (stopping for the budget only loses power).
+FULL_MODE_DESIGNS = {
+    "duets": ((5, 10, 20, 40), "obf", 1800.0),
+    "async_theory": ((3, 6, 12, 24), "obf", 400.0),
+    "fn_ucb": ((3, 6, 12, 24), "pocock", 11500.0),
+    "fn_ucb_theory": ((3, 6, 12, 24), "pocock", 2400.0),
+}
+
+
+def papermill_args(name: str) -> list[str]:
+    """The papermill options that give notebook ``name`` its full-mode sequential step
+    (:data:`FULL_MODE_DESIGNS`); none for a notebook without one."""
+    if name not in FULL_MODE_DESIGNS:
+        return []
+    sch, kind, budget = FULL_MODE_DESIGNS[name]
+    return ["-p", "decide_schedule", ",".join(map(str, sch)), "-p", "decide_spending", kind,
+            "-p", "decide_budget_s", f"{budget:g}"]
+
+
+def used_schedules() -> tuple:
+    """The schedules the committed steps use (:data:`FULL_MODE_DESIGNS`), with the default's at n₀ = 3 and 5:
+    the schedules the calibration is simulated at (tests/test_claims_calibration.py, docs/statistics.md)."""
+    return tuple(sorted({d[0] for d in FULL_MODE_DESIGNS.values()} | {default_schedule(3), default_schedule(5)}))
+
+
 def hooks_for(name: str):
     """The :class:`SequentialExperiment` hooks registered for ``figures/<name>``."""
     from importlib import import_module
@@ -800,7 +831,7 @@ def hooks_for(name: str):
 
 def tables(n_sims: int = 100_000) -> str:
     """The markdown tables of docs/statistics.md's sequential section (boundaries, calibration, power)."""
-    designs = [Design(s, kind=k) for s in ((3, 5, 10, 20), (5, 10, 20, 40)) for k in SPENDING]
+    designs = [Design(s, kind=k) for s in used_schedules() for k in SPENDING]
     parts = []
     for des in designs:
         parts.append(f"Boundaries, schedule {', '.join(map(str, des.schedule))}, {des.kind} spending "
@@ -823,6 +854,9 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("tables", help="print the boundary, calibration and power tables (docs/statistics.md)")
     t.add_argument("--n-sims", type=int, default=100_000)
+    pa = sub.add_parser("papermill-args", help="the papermill options of a notebook's full-mode sequential step "
+                        "(make figures; nothing for a notebook without one)")
+    pa.add_argument("name")
     d = sub.add_parser("decide", help="the sequential step on a committed folder figures/<name>/")
     d.add_argument("names", nargs="+", help=f"folders with hooks: {', '.join(HOOKS)}")
     d.add_argument("--figures", default="figures")
@@ -838,6 +872,9 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.cmd == "tables":
         print(tables(a.n_sims))
+        return 0
+    if a.cmd == "papermill-args":
+        print(" ".join(papermill_args(a.name)))
         return 0
     if a.cache_dir is None:
         from .experiments.notebook import default_cache_dir

@@ -74,13 +74,13 @@ def test_power_is_reported_and_grows_with_runs():
 
 
 # ------------------------------------------------------------------------------ the sequential rule
-# Simulated through bandits.sequential at the stage schedules it is used with: the default (3, 5, 10, 20), the
-# DUETS step's (5, 10, 20, 40), both spending functions. 40 000 sequences per null: the Monte-Carlo standard
+# Simulated through bandits.sequential at the stage schedules it is used with (S.used_schedules(): the committed
+# full-mode steps' and the default's at n0 = 3 and 5), both spending functions. 40 000 sequences per null: the Monte-Carlo standard
 # error of a rate of 2.5 % is 0.078 points; allowed: 2.5 % + 3 s.e. = 2.73 %.
 from bandits import sequential as S  # noqa: E402
 
 SEQ_SIMS = 40_000
-SCHEDULES = ((3, 5, 10, 20), (5, 10, 20, 40))
+SCHEDULES = S.used_schedules()
 
 
 @pytest.mark.parametrize("schedule", SCHEDULES)

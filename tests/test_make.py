@@ -346,6 +346,39 @@ def test_times_from_the_runs_own_times_and_every_folder(tmp_path):
     assert "on 4 cores" in (out / "TIMES.md").read_text()
 
 
+def test_times_count_the_sequential_steps_added_runs(tmp_path):
+    # the runs a sequential step added are in the cache, not in the run tables: their recorded seconds
+    # (sequential.json's cpu_s) count in the notebook's time, on either basis
+    import json
+
+    out = tmp_path / "figures"
+    for name in ("a", "b"):
+        (out / name).mkdir(parents=True)
+    (out / "a" / "runs.csv").write_text("rep,wall_time\n0,10\n1,10\n")
+    (out / "a" / "sequential.json").write_text(json.dumps({"cpu_s": 40.0}))
+    _executed(out / "b" / "b.ipynb", 75.0)
+    (out / "b" / "sequential.json").write_text(json.dumps({"cpu_s": 50.0}))
+    rows = {r["notebook"]: r for r in nbtools.times_rows(out)}
+    assert rows["a"]["sequential_s"] == 40.0 and rows["a"]["estimate_s"] == 30.0  # (20 + 40) / 2
+    assert rows["b"]["estimate_s"] == 100.0  # 75 (papermill) + 50 / 2
+    text = nbtools.times_table(out)
+    assert "sequential step's added runs, 40 s" in text and "sequential step's added runs, 50 s" in text
+
+
+def test_make_figures_passes_each_notebooks_sequential_design():
+    from bandits import sequential as S
+
+    out = _make("-n", "figures")
+    assert out.returncode == 0 and "bandits.sequential papermill-args" in out.stdout
+    args = S.papermill_args("fn_ucb")
+    sch, kind, budget = S.FULL_MODE_DESIGNS["fn_ucb"]
+    assert args == ["-p", "decide_schedule", ",".join(map(str, sch)), "-p", "decide_spending", kind,
+                    "-p", "decide_budget_s", f"{budget:g}"]
+    assert S.papermill_args("cope_kb") == []
+    # every design is one the calibration test simulates, and its folder has hooks
+    assert all(d[0] in S.used_schedules() and name in S.HOOKS for name, d in S.FULL_MODE_DESIGNS.items())
+
+
 def test_make_bench_passes_bench_args():
     out = _make("-n", "bench", "BENCH_ARGS=floor --write")
     assert out.returncode == 0, out.stderr
