@@ -32,8 +32,8 @@ def _slope_in(x, y, groups, lo: float, hi: float, label: str, level: float):
     """The claim ``lo <= mean slope <= hi`` with the run as the unit (:func:`bandits.claims.per_run_slope_check`:
     one least-squares slope of ``log y`` on ``log x`` per run, Student's t over the runs' slopes): two one-sided
     parts, ``>= lo`` and ``<= hi``, both required (:func:`bandits.claims.combine`, intersection–union). The runs
-    here share their seeds across the x values (run r uses the same bandit and streams at every grid value, or
-    its x values are points of one trajectory), so the points of one run are not independent; the runs are."""
+    here share their seeds across the x values (run r has the same seeds, ``env_seed = r`` and the streams of
+    :func:`bandits.runner.run_seeds`, at every grid value; or its x values are points of one trajectory), so the points of one run are not independent; the runs are."""
     from ..claims import combine, per_run_slope_check
 
     return combine([per_run_slope_check(x, y, groups, ">=", lo, label=label, level=level),
