@@ -81,9 +81,11 @@ res.runs.groupby(["check", "method", "x"]).R_T.agg(["mean", "sem"]).round(3)
 # %% [markdown]
 # ## Claims
 #
-# Each check with its quoted statement, the tested number, a 95 % interval (bootstrap over runs;
-# slopes with their bootstrap SE) and a verdict. Slope checks keep their own test (the fitted slope
-# against the fixed range, PASS or FAIL) and report the interval beside it. C6, C7 and C10 are exact
+# Each check with its quoted statement, the tested number, a 95 % interval and a verdict: the
+# correlations (C2, C9) bootstrapped over runs; the paired comparisons (C3, C4) Student's t or
+# Fieller's over runs; the slopes (C1, C4, C5, C8) Student's t over one log–log slope per run (the
+# points of one run share its seeds or lie on one trajectory; the runs are independent), a range
+# being two one-sided parts that must both hold. C6, C7 and C10 are exact
 # computations (no interval). C6's adversarial probe is a sequence the lemma's statement covers (any
 # actions): a FAIL there is a counterexample to Lemma 3 as stated (the proof's step (15) bounds the
 # variance at x̃_{v,t} by one at another point, x̃_{v,t−γ}).

@@ -157,10 +157,29 @@ NOT_RECOMPUTABLE["cope_theory"] = (
     "no loader written yet: its claims (cope_kb_claims.theory_claims, cope_theory_claims.c7_claims, peace_claims, "
     "c9_claims) read the C1/C2/C6/C9 runs (results.csv, column part), c7_corollary1.csv, peace_gaussian_width.csv and "
     "the notebook's theory parameters (provenance.json); whether these suffice for every claim has not been checked")
-NOT_RECOMPUTABLE["coop_theory"] = (
-    "C10 (communication per round) needs the per-round delivery arrays (TheoryResults.comm) and some checks the "
-    "network statistics (TheoryResults.networks): neither is in the committed CSV files (results.csv, c5_curves.csv, "
-    "c6_lemma3.csv, c7_lemma4.csv, c8_mmd.csv); a rerun (or the notebook writing them) is needed")
+@register("coop_theory")
+def _coop_theory(folder: Path):
+    """C1–C9 from the committed tables (results.csv, c5_curves.csv, c6_lemma3.csv, c7_lemma4.csv, c8_mmd.csv)
+    and the networks rebuilt from the recorded parameters, as the sequential step's hooks read them
+    (:class:`bandits.experiments.coop_theory_sequential.CoopTheorySequential`). C10 (communication per round)
+    needs the per-round delivery arrays of the C2 runs, which the folder does not hold: its committed claim is
+    kept as it is (read from claims.json, listed among the inputs)."""
+    from dataclasses import fields
+
+    from bandits.experiments.claims import Claim
+    from bandits.experiments.coop_theory_sequential import CoopTheorySequential
+
+    kept = ("C10-communication",)
+    hooks = CoopTheorySequential()
+    p, seed, runs = hooks._read(folder)
+    claims = hooks._claims({"params": p, "seed": seed, "runs": runs}, runs, 0.95)
+    old = {c["id"]: c for c in json.loads((folder / "claims.json").read_text())["claims"]}
+    names = {f.name for f in fields(Claim)}
+    claims = [Claim(**{k: v for k, v in old[c.id].items() if k in names}) if c.id in kept else c for c in claims]
+    return claims, ["results.csv", "c5_curves.csv", "c6_lemma3.csv", "c7_lemma4.csv", "c8_mmd.csv",
+                    "provenance.json", "claims.json (C10-communication kept: per-round deliveries not committed)"]
+
+
 NOT_RECOMPUTABLE["async_theory"] = (
     "results.csv holds the C1, C4, C5, C6, C7 tables (column check) and extra_c*.csv the extra checks, but C1's "
     "dictionary-size curves (c1_curves) and C4's per-epoch exchange counts (c4_epochs) are not committed; a loader "

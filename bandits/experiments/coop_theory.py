@@ -2,7 +2,10 @@ r"""Coop-KernelUCB (Dubey & Pentland, ICML 2020): empirical checks of the theory
 Theorems 1–2, Corollary 1, Lemmas 2–4 and Remark 5).
 
 Each check is fixed before the runs: its quoted statement, the quantity, the threshold and the
-interval method. Regret checks use per-agent regret ``R̂(T) = R_G(T)/V`` with the **oracle** ``K_z``
+interval method. A slope check (C1, C4, C5, C8) takes the run as its unit: one least-squares log–log slope per
+run, and Student's t interval over the runs' slopes (:func:`bandits.claims.per_run_slope_check`; a range as
+two one-sided parts, both required), since the points of one run share its seeds (the same run index at every
+grid value) or lie on one trajectory (C5's rounds, C8's nested samples), while the runs are independent. Regret checks use per-agent regret ``R̂(T) = R_G(T)/V`` with the **oracle** ``K_z``
 (Theorems 1–2 and Corollary 1 assume ``K_z`` known), linear ``K_x``, η = 1, λ = 1,
 noise ``N(0, 0.1²)`` and the environments of :mod:`bandits.envs.coop` (setup 1 contexts; one cluster
 unless the check varies it). Run ``r`` of every method and configuration shares its context and noise
@@ -46,7 +49,7 @@ the variance at ``x̃_{v,t}`` by one at another point, ``x̃_{v,t−γ}``):
   samples per agent against the closed form
   ``‖Ψ_u − Ψ_v‖² = 2(ℓ²/(ℓ²+2s²))^{d/2}(1 − exp(−‖m_u−m_v‖²/(2(ℓ²+2s²))))``;
   ``max_{u,v} |log K̂_z − log K_z| = max |MMD̂ − MMD|/(2σ_z²)`` has log–log slope in
-  ``[−0.65, −0.35]`` against ``t`` (``O(1/√t)``), bootstrapped over runs.
+  ``[−0.65, −0.35]`` against ``t`` (``O(1/√t)``), one slope per run.
 * **C9** (the Eager conjecture ``O(√((γ + α(G_γ))T/V))``, Sec. 7): across the graphs of C1 and C2
   (complete ``V ≥ 2``: ``γ = α = 1``; path powers: ``α = ⌈V/(γ+1)⌉``) the correlation of Eager's
   mean ``R̂(T)`` with ``√((γ + α)/V)`` is positive (bootstrap interval above 0). The paper states the

@@ -28,18 +28,33 @@ def _corr_stat(xvals):
     return stat
 
 
+def _slope_in(x, y, groups, lo: float, hi: float, label: str, level: float):
+    """The claim ``lo <= mean slope <= hi`` with the run as the unit (:func:`bandits.claims.per_run_slope_check`:
+    one least-squares slope of ``log y`` on ``log x`` per run, Student's t over the runs' slopes): two one-sided
+    parts, ``>= lo`` and ``<= hi``, both required (:func:`bandits.claims.combine`, intersection–union). The runs
+    here share their seeds across the x values (run r has the same seeds, ``env_seed = r`` and the streams of
+    :func:`bandits.runner.run_seeds`, at every grid value; or its x values are points of one trajectory), so the points of one run are not independent; the runs are."""
+    from ..claims import combine, per_run_slope_check
+
+    return combine([per_run_slope_check(x, y, groups, ">=", lo, label=label, level=level),
+                    per_run_slope_check(x, y, groups, "<=", hi, label=label, level=level)], label=label)
+
+
 def theory_claims(res: TheoryResults, level: float = 0.95, method: str | None = None) -> list[Claim]:
     """The checks C1–C10 as claims (module docstring). Each carries ``kind`` (C4's full-rank identity and
     C10's ledger are implementation checks), ``quote``, ``source`` and, for a verdict other than PASS, the
     ``cause`` fixed here before the runs. ``method``: the interval method of :mod:`bandits.claims` for
     the paired, ratio and statistic checks (``None``: its calibrated default)."""
-    from ..claims import Comparison, combine, compare_paired, compare_ratio, compare_statistic, slope_check
+    from ..claims import combine, compare_paired, compare_ratio, compare_statistic, level_text, per_run_slope_check
 
     how = {} if method is None else {"method": method}
     p, runs, n = res.params, res.runs, res.params["n_runs"]
     out = []
     small = dict(cause="setting", cause_note="the theorem is asymptotic (Õ, log factors); our grids, horizons and "
                  "thresholds are small-size readings of it (ours)")
+
+    per_run = (f"one least-squares log–log slope per run, {level_text(level)} Student t interval over the runs' "
+               "slopes")
 
     # C1 ------------------------------------------------------------------------------------------
     def slope(check, method, lo, hi, label, xmin=None):
@@ -48,19 +63,22 @@ def theory_claims(res: TheoryResults, level: float = 0.95, method: str | None = 
         xs, Y = xs[keep], Y[:, keep]
         X = np.broadcast_to(xs, Y.shape).ravel()
         G = np.broadcast_to(np.arange(Y.shape[0])[:, None], Y.shape).ravel()
-        return slope_check(X, Y.ravel(), bound=lo, upper=hi, label=label, level=level, se="bootstrap", groups=G)
+        return _slope_in(X, Y.ravel(), G, lo, hi, label, level)
 
     q1 = ("Since the baseline techniques do not utilize cooperation at all, we expect them to provide a per-agent "
           "regret that scales linearly, instead of the O(1/√V) dependence for our algorithms (§5; Theorem 1 with "
           "χ̄(G_γ) = 1)")
     out.append(Claim.from_result("C1-coop-slope", q1, f"complete graph, one cluster, oracle K_z, T = {p['T']}, "
-                                 f"{n} runs: log-log slope of Coop (= Eager here) R̂(T) vs V (V ≥ 4) in [−0.7, −0.4]",
+                                 f"{n} runs: log-log slope of Coop (= Eager here) R̂(T) vs V (V ≥ 4) in [−0.7, −0.4], "
+                                 f"{per_run} (run r has the same seeds at every V)",
                                  slope("C1", "Eager-KernelUCB", -0.7, -0.4, "slope R̂(T) vs V, Coop", 4),
                                  quote="paraphrase", source="§5 Results Summary; Theorem 1", **small))
-    out.append(Claim.from_result("C1-dist-slope", q1, "same runs: slope of Dist-KernelUCB (copy_policy) in [−0.7, −0.4]",
+    out.append(Claim.from_result("C1-dist-slope", q1, "same runs: log-log slope of Dist-KernelUCB (copy_policy) "
+                                 f"R̂(T) vs V (V ≥ 4) in [−0.7, −0.4], {per_run}",
                                  slope("C1", "Dist-KernelUCB", -0.7, -0.4, "slope R̂(T) vs V, Dist", 4),
                                  quote="paraphrase", source="§5 Results Summary; Theorem 2", **small))
-    out.append(Claim.from_result("C1-independent-flat", q1, "same runs: slope of independent LinUCB in [−0.1, 0.1]",
+    out.append(Claim.from_result("C1-independent-flat", q1, "same runs: log-log slope of independent LinUCB "
+                                 f"R̂(T) vs V (V ≥ 4) in [−0.1, 0.1], {per_run}",
                                  slope("C1", "LinUCB", -0.1, 0.1, "slope R̂(T) vs V, LinUCB", 4),
                                  quote="paraphrase", source="§5 Results Summary", **small))
 
@@ -99,7 +117,8 @@ def theory_claims(res: TheoryResults, level: float = 0.95, method: str | None = 
     xs4, Y4 = _per_x(runs[runs.method == "Coop-KernelUCB"], "C4", "Coop-KernelUCB")
     out.append(Claim.from_result("C4-grows-with-heterogeneity", q4,
                                  f"complete V = {p['hetero_V']}, n_c ∈ {list(map(int, xs4))} equal clusters, oracle K_z, "
-                                 f"{n} runs: log-log slope of Coop R̂(T) vs n_c = Υ_z in (0, 1]",
+                                 f"{n} runs: log-log slope of Coop R̂(T) vs n_c = Υ_z in (0, 1], {per_run} (run r "
+                                 "has the same seeds at every n_c)",
                                  slope("C4", "Coop-KernelUCB", 1e-9, 1.0, "slope R̂(T) vs Υ_z"),
                                  quote="paraphrase", source="Corollary 1; Remark 5", **small))
     a = runs[(runs.check == "C4") & (runs.method == "Coop-KernelUCB") & (runs.x == p["hetero_V"])].sort_values("rep")
@@ -122,11 +141,12 @@ def theory_claims(res: TheoryResults, level: float = 0.95, method: str | None = 
     for m, side, thr in (("Coop-KernelUCB", "<=", 0.65), ("Dist-KernelUCB", "<=", 0.65),
                          ("Eager-KernelUCB", "<=", 0.65), ("Naive Cooperation", ">=", 0.85)):
         c = cur[(cur.method == m) & (cur.t >= T5 // 4)]
-        sc = slope_check(c.t.to_numpy(float), c.regret.to_numpy(float), side, thr, label=f"slope R̂(t) vs t, {m}",
-                         level=level, se="bootstrap", groups=c.rep.to_numpy())
+        sc = per_run_slope_check(c.t.to_numpy(float), c.regret.to_numpy(float), c.rep.to_numpy(), side, thr,
+                                 label=f"slope R̂(t) vs t, {m}", level=level)
         out.append(Claim.from_result(f"C5-slope-{m.split('-')[0].split()[0].lower()}", q5,
                                      f"linear ER({p['c5_V']}, 0.7) Figure-1 setup, estimated K̂_z, T = {T5}, {n} runs: "
-                                     f"log-log slope of R̂(t) on [T/4, T] {side} {thr}", sc,
+                                     f"log-log slope of R̂(t) on [T/4, T] {side} {thr}, {per_run} (the rounds of one run "
+                                     "are one trajectory)", sc,
                                      quote="paraphrase", source="Theorem 1; §5 (Naive Cooperation)", **small))
 
     # C6 ------------------------------------------------------------------------------------------
@@ -174,12 +194,13 @@ def theory_claims(res: TheoryResults, level: float = 0.95, method: str | None = 
 
     # C8 ------------------------------------------------------------------------------------------
     c8 = res.c8
-    sc = slope_check(c8.t.to_numpy(float), c8.err.to_numpy(float), bound=-0.65, upper=-0.35,
-                     label="slope max|log K̂_z − log K_z| vs t", level=level, se="bootstrap", groups=c8.rep.to_numpy())
+    sc = _slope_in(c8.t.to_numpy(float), c8.err.to_numpy(float), c8.rep.to_numpy(), -0.65, -0.35,
+                   "slope max|log K̂_z − log K_z| vs t", level)
     out.append(Claim.from_result(
         "C8-mmd-rate", "|log(K̂_{z,t}(u,v)/K_z(u,v))| ≤ (1/σ_z²)(sup_P 𝔑_t(H,P) + 2c√(log(1/δ)/(2t))) (Lemma 2): O(1/√t)",
         f"{p['mmd_agents']} agents N(m_u, {p['mmd_s']:g}²I_{p['mmd_d']}), RBF k_P ℓ = {p['mmd_ell']:g}, exact "
-        f"V-statistic, t ≤ {p['mmd_t_max']}, {n} runs: log-log slope of the max error vs t in [−0.65, −0.35]", sc,
+        f"V-statistic, t ≤ {p['mmd_t_max']}, {n} runs: log-log slope of the max error vs t in [−0.65, −0.35], {per_run} "
+        "(the t of one run are nested samples)", sc,
         quote="paraphrase", source="Lemma 2", **small))
 
     # C9 ------------------------------------------------------------------------------------------

@@ -10,20 +10,18 @@ not a list kept by hand. The added runs take indices after the committed ones (r
 configuration shares its bandit and its context and noise streams: ``env_seed = r``, as
 :func:`~bandits.experiments.coop_theory.theory_tasks` sets it). Margins: :mod:`~bandits.experiments.table_sequential`.
 
-**Not covered by the rule** (:func:`bandits.sequential.covered` says so at look 1, and such a claim keeps its
-committed verdict): every slope claim here, ``C1-dist-slope`` (Theorem 2, "the O(1/√V) dependence for our
-algorithms", §5) among them, and the C2, C8, C9 correlations and slopes: they are tested by
-:func:`~bandits.claims.slope_check` with ``se="bootstrap"`` (the hull of bootstrap intervals over the runs) or
-:func:`~bandits.claims.compare_statistic`, whose intervals are not Student's on per-run values. ``C1-dist-slope``
-would be covered with the run as the unit: one least-squares slope of log R̂(T) on log V (V ≥ 4) per run (the
-runs share their seeds across V), the bounds [−0.7, −0.4] as two one-sided parts
-(:func:`~bandits.claims.per_run_slope_check` ``>= −0.7`` and ``<= −0.4``, combined) — a change of the claims
-module, not of these hooks; its cells are already found here. C6, C7 and C10 are implementation checks built
-without a :class:`~bandits.claims.Comparison`.
+**Covered and not covered by the rule** (:func:`bandits.sequential.covered` says which at look 1; a claim not
+covered keeps its committed verdict): the slope claims (C1, C4, C5, C8) take the run as the unit, one
+least-squares log–log slope per run and Student's t over the runs' slopes
+(:func:`~bandits.claims.per_run_slope_check`, method "t-runs"; a range as two one-sided parts, combined), so the
+rule covers them, as it covers C3's and C4's paired comparisons. The C2 and C9 correlations are not covered:
+they are tested by :func:`~bandits.claims.compare_statistic`, whose interval is not Student's on per-run
+values. C6, C7 and C10 are implementation checks built without a :class:`~bandits.claims.Comparison`.
 
 C10 reads C2's per-round deliveries, which the committed folder does not hold: the hooks give it NaN (its
 claim is never rewritten by the step, which rewrites only the claims it decides). C5's and C8's tables are not
-extended by added runs (their claims are not covered, so none of their cells gets runs).
+extended by added runs: their claims read no cell of ``results.csv``, so none gets runs (decided or not, they keep
+the committed runs' verdict).
 
 Cost of a run: the mean recorded ``wall_time`` of the cell's runs (``results.csv``).
 
