@@ -801,6 +801,8 @@ FULL_MODE_DESIGNS = {
     "async_theory": ((3, 6, 12, 24), "obf", 400.0),
     "fn_ucb": ((3, 6, 12, 24), "pocock", 11500.0),
     "fn_ucb_theory": ((3, 6, 12, 24), "pocock", 2400.0),
+    "coop_kernelucb": ((10, 20, 40, 80), "pocock", 4500.0),
+    "coop_theory": ((10, 20, 40, 80), "pocock", 300.0),
 }
 
 
