@@ -39,10 +39,13 @@ backend = "loky"        # "serial" | "loky" | "threading" | "dask"
 scheduler = None        # a running dask scheduler ("tcp://host:8786"), used with backend "dask"; None: $DASK_SCHEDULER_ADDRESS, else a local cluster
 out = "results/quick/async_theory"
 cache_dir = None
+decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 2, full 3)
+decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%
 import pandas as pd
-from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
+from bandits.experiments.notebook import start_notebook, finish_notebook, check_decide, default_cache_dir
 from bandits.experiments import async_theory as th
 from bandits.experiments.async_theory import claims as cl, plots as pl
 from bandits.plotting import save_figure
@@ -50,6 +53,7 @@ from bandits.plotting import save_figure
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=scheduler)   # every parameter checked first
 params = th.theory_params(mode)
+check_decide("async_theory", params, decide_schedule, decide_budget_s, decide_spending)   # the sequential step's parameters, before any run
 res = th.run_theory(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())
 parts = [getattr(res, k).assign(check=k) for k in ("c1", "c4", "c5", "c6", "c7") if getattr(res, k) is not None]
 pd.concat(parts, ignore_index=True).to_csv(out_dir / "results.csv", index=False)
@@ -107,4 +111,6 @@ save_figure(pl.plot_extra(ext), out_dir, "c2_c8_c9_c10")
 claims = cl.theory_claims(res) + cl.extra_claims(ext)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="async_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
-                about={"paper": "Async-KernelUCB", "figure": "theory checks"})
+                about={"paper": "Async-KernelUCB", "figure": "theory checks"},
+                decide_schedule=decide_schedule, decide_budget_s=decide_budget_s, decide_spending=decide_spending,
+                cache_dir=cache_dir)

@@ -44,11 +44,14 @@ out = "results/quick/coop_theory"   # output folder (relative paths are from the
 cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 n_runs = None           # None: the mode's value (quick 4, full 10)
 T = None                # None: the mode's horizon (quick 100, full 200)
+decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 4, full 10)
+decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%
 import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")   # tiny per-agent matrices: threaded BLAS only slows them down
-from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
+from bandits.experiments.notebook import start_notebook, finish_notebook, check_decide, default_cache_dir
 from bandits.experiments import coop_theory as ex
 from bandits.experiments import coop_theory_claims as cl, coop_theory_plots as pl
 from bandits.plotting import save_figure
@@ -56,6 +59,7 @@ from bandits.plotting import save_figure
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=scheduler)   # every parameter checked first
 params = ex.theory_params(mode, n_runs=n_runs, T=T)
+check_decide("coop_theory", params, decide_schedule, decide_budget_s, decide_spending)   # the sequential step's parameters, before any run
 params
 
 # %% [markdown]
@@ -95,4 +99,6 @@ res.runs.groupby(["check", "method", "x"]).R_T.agg(["mean", "sem"]).round(3)
 claims = cl.theory_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="coop_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
-                about={"paper": "Coop-KernelUCB", "figure": "theory"})
+                about={"paper": "Coop-KernelUCB", "figure": "theory"},
+                decide_schedule=decide_schedule, decide_budget_s=decide_budget_s, decide_spending=decide_spending,
+                cache_dir=cache_dir)

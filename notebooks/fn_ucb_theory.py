@@ -55,9 +55,12 @@ scheduler = None        # a running dask scheduler ("tcp://host:8786"), used wit
 out = "results/quick/fn_ucb_theory"  # output folder (relative paths are from the repository root)
 cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 device = "cpu"          # torch device of the networks: "cpu" (the tested default), "cuda", or "auto" (CUDA when torch sees a GPU)
+decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 3, full 3)
+decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%
-from bandits.experiments.notebook import start_notebook, finish_notebook, default_cache_dir
+from bandits.experiments.notebook import start_notebook, finish_notebook, check_decide, default_cache_dir
 from bandits.experiments import fn_ucb_theory as th
 from bandits.experiments.fn_ucb_theory import claims as th_claims, plots as th_plots
 from bandits.plotting import save_figure
@@ -65,6 +68,7 @@ from bandits.plotting import save_figure
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=scheduler)   # every parameter checked first
 params = th.theory_params(mode, device=device)
+check_decide("fn_ucb_theory", params, decide_schedule, decide_budget_s, decide_spending)   # the sequential step's parameters, before any run
 res = th.run_theory(params, seed=seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir or default_cache_dir())
 print(f"{res.n_computed} runs computed, {res.n_cached} loaded from the cache")
 res.runs.to_csv(out_dir / "results.csv", index=False)     # one row per check and run
@@ -119,4 +123,6 @@ for k, v in th.NOT_DONE.items():
 claims = th_claims.theory_claims(res)
 finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="fn_ucb_theory.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
-                about={"paper": "FN-UCB", "figure": "theory checks"})
+                about={"paper": "FN-UCB", "figure": "theory checks"},
+                decide_schedule=decide_schedule, decide_budget_s=decide_budget_s, decide_spending=decide_spending,
+                cache_dir=cache_dir)
