@@ -13,6 +13,7 @@ operating system after it.
 from __future__ import annotations
 
 import os
+from functools import partial
 
 __all__ = ["MemoryBudgetError", "run_sizes", "run_memory_bytes", "check_memory", "run_name",
            "WORKER_BASELINE_BYTES", "SMALL_RUN_BYTES", "MEMORY_MODELS"]
@@ -35,7 +36,8 @@ def run_sizes(config) -> dict:
     """The sizes of a regret run that its memory depends on, read from ``config`` without building it:
     ``N``, ``T``, ``points`` (observations: ``T`` with one client per step, the arena's ``"async"``
     protocol or an environment schedule other than ``"sync"``; ``N·T`` with every agent at every step),
-    ``dim``, ``K`` (arms per step) and ``M`` (candidates of a finite domain, else ``None``). ``None`` for
+    ``dim``, ``K`` (arms per step), ``M`` (candidates of a finite domain, else ``None``) and ``gamma`` (a
+    graph's message lifetime where the environment fixes it, else ``None``). ``None`` for
     a configuration that is not a regret run of a registered algorithm."""
     if not isinstance(config, dict) or config.get("loop", "regret") != "regret" or "algorithm" not in config:
         return None
@@ -53,11 +55,20 @@ def run_sizes(config) -> dict:
         dim = dim or (fs.dim if fs is not None else None)
         if kind == "finite" and fs is not None:
             M = int(spec.get("M", 2000))
+    if kind == "fn_synthetic":  # FN-UCB's synthetic functions: the environment's own defaults (d, K)
+        import inspect
+
+        from .envs.fn_ucb import fn_synthetic_env
+
+        defaults = inspect.signature(fn_synthetic_env).parameters
+        dim = dim or defaults["d"].default
+        spec = dict(spec, K=spec.get("K", defaults["K"].default))
     default_schedule = "sync" if kind in ("finite", "coop", "fn_synthetic", "fn_classification") else "uniform"
     protocol = config.get("protocol")
     every_agent = protocol == "sync" if protocol else spec.get("schedule", default_schedule) == "sync"
+    gamma = spec.get("gamma")
     return {"N": N, "T": T, "points": N * T if every_agent else T, "dim": int(dim or 64),
-            "K": int(spec.get("K", 20)), "M": M}
+            "K": int(spec.get("K", 20)), "M": M, "gamma": int(gamma) if isinstance(gamma, int) else None}
 
 
 def _doubled(n: int, start: int) -> int:
@@ -80,6 +91,146 @@ def _exact_gp_bytes(points: int, M, start: int = 64) -> int:
     return 8 * (cap * cap + (cap // 2) ** 2)
 
 
+#: the factor on the storage models below (Async-KernelUCB, Coop-type, FN-UCB and the neural baselines): they
+#: count the arrays a run keeps and its largest temporaries; what they leave out (the allocator's free
+#: blocks, kept by the workers' malloc settings, :data:`bandits.runner.MALLOC_OPTIONS`; small arrays; the
+#: interpreter's objects) is below this share of the counted bytes on the runs measured in
+#: ``tests/test_memory.py``, so the estimate errs towards refusing
+MODEL_MARGIN = 1.25
+
+
+def _dictionary_bound(points: int, params: dict, M) -> int:
+    """The largest dictionary a run can build: every observation (``points``), at most ``max_dict`` when the
+    run caps it, at most the ``M`` candidates of a finite domain (a dependent point is never added)."""
+    m = int(points)
+    if params.get("max_dict") is not None:
+        m = min(m, int(params["max_dict"]))
+    if M:
+        m = min(m, int(M))
+    return max(0, m)
+
+
+def async_kernel_ucb_bytes(N, T, dim, params, points, M, m: int | None = None) -> int:
+    """Async-KernelUCB (:mod:`bandits.algorithms.async_kernel_ucb`), float64, with ``m`` the dictionary size
+    (default :func:`_dictionary_bound`: ``m ≤ points``, ``max_dict``, ``M``; the dictionary's real size
+    depends on the data, the kernel and ``q``, so at an uncapped dictionary this is the worst case):
+
+    * every client's stale model, a factor ``C`` (``m_k × m_k``) and ``θ̃``: at most ``min(N, points) + 1``
+      distinct models (one per client, the server's, the prior), each at most ``m² + m``; the eigen basis
+      (``basis="eig"``) adds the model's ``B`` (``m²``) and points; ``keep_client_records`` the per-client
+      ``Ã_i`` (``N·m²``);
+    * the dictionary's factor and points in buffers doubled from 16 rows (``cap² + cap·d``, and the old
+      factor while one doubles, ``(cap/2)²``);
+    * the features ``Z`` of the exchanges not yet merged into the aggregate (its ``A`` property: every
+      observation's row once, ``points·m``) and the aggregate itself (``m²``), the clients' raw buffers
+      (``points·(d + 1)``) and an exchange's new factor (``m²``).
+    """
+    params = dict(params or {})
+    m = _dictionary_bound(points, params, M) if m is None else int(m)
+    d = int(dim)
+    models = min(int(N), int(points)) + 1
+    per_model = m * m + m
+    if params.get("basis", "chol") == "eig":
+        per_model += m * m + m * d
+    n = models * per_model
+    if params.get("keep_client_records"):
+        n += int(N) * (m * m + m)
+    cap = _doubled(m, 16)
+    n += cap * cap + (cap // 2) ** 2 + cap * d
+    n += int(points) * m + m * m + int(points) * (d + 1) + m * m
+    return int(MODEL_MARGIN * 8 * n)
+
+
+#: Coop-type primal models are kept between rounds only while a rank's factors fit in this many bytes
+#: (:attr:`bandits.algorithms.coop_primal.PrimalSolver.STATE_BYTES`, read here without importing it)
+_COOP_STATE_BYTES = 768 << 20
+
+
+def coop_kernel_ucb_bytes(N, T, dim, params, points, M, gamma: int | None = None) -> int:
+    """Coop-, Eager- and Dist-KernelUCB (:mod:`bandits.algorithms.coop_engine`, primal path), float64, from
+    ``V = N`` agents, ``T`` rounds, the context dimension, the features per context ``D`` (``dim`` for the
+    linear kernel, else ``n_features``), the MMD embedding's ``n_embed``, the rank bound ``R`` (``r_limit``,
+    else ``r_max``, else ``V``) and the graph's message lifetime ``gamma`` (the environment's; by default
+    ``V/2``, the largest ``⌊diam/2⌋``):
+
+    * the histories (contexts ``T·V·d``, rewards and choices ``2·T·V``);
+    * the per-source statistics ring of ``γ + 2`` rounds (``V·(D² + D + n_embed)`` a round) and the
+      features' ring;
+    * the factor rows of ``K̂_z`` (``V·V·R``) and ``K̂_z`` itself (``V²``);
+    * the models' factors kept between rounds (:meth:`~bandits.algorithms.coop_primal.PrimalSolver._pool`):
+      for each rank ``r ≤ R`` met, ``V·(r·D)²`` where that fits in the state budget;
+    * the batched build of one chunk (about ``4·10⁶`` doubles, :meth:`~bandits.algorithms.coop_primal
+      .PrimalSolver._chunk_size`, in three workspaces) and the scoring of every agent's ``K`` arms.
+
+    The dual path (``path="dual"``) adds a Gram matrix of the visible observations and its factor per
+    agent at a time (``2·(V·T)²`` at most)."""
+    params = dict(params or {})
+    V, T, d = int(N), int(T), int(dim)
+    kname = (params.get("kernel") or {}).get("name", "linear") if isinstance(params.get("kernel"), dict) else "linear"
+    D = d if kname == "linear" else int(params.get("n_features", 128))
+    E = int(params.get("n_embed", 128))
+    R = params.get("r_limit") or params.get("r_max") or V
+    R = max(1, min(int(R), V))
+    depth = (int(gamma) if gamma else max(1, V // 2)) + 2
+    n = T * V * (d + 2) + depth * V * (D * D + 2 * D + E) + V * V * (R + 1)
+    pools = 0
+    for r in range(1, R + 1):
+        b = V * (r * D) ** 2 * 8
+        if b <= _COOP_STATE_BYTES:
+            pools += b // 8
+    n += pools + 3 * 4_000_000 + V * 20 * (D * R + 4)
+    if params.get("path") == "dual":
+        n += 2 * (V * T) ** 2
+    return int(MODEL_MARGIN * 8 * n)
+
+
+def _mlp_params(d: int, width: int, depth: int, init: str) -> int:
+    """``p0`` of :class:`bandits.neural.MLP` (its docstring: ``dm + m + (depth−1)(m² + m) + m + 1`` with
+    biases, ``init="official"``; without them under ``init="ntk"``)."""
+    d, m, L = int(d), int(width), int(depth)
+    if init == "ntk":
+        return d * m + (L - 1) * m * m + m
+    return d * m + m + (L - 1) * (m * m + m) + m + 1
+
+
+def fn_ucb_bytes(N, T, dim, params, points, M, K: int = 20) -> int:
+    """FN-UCB (:mod:`bandits.algorithms.fn_ucb`), from the agents ``N``, the iterations ``T``, the context
+    dimension and the network (``width``, ``depth``, ``init``: ``p`` parameters, the NTK features'
+    dimension; ``features="linear"``: ``p = d``), float64:
+
+    * full matrices (``diag=False``): every agent's private ``V_{t,i}⁻¹`` and local ``(V^local_{t,i})⁻¹``
+      (``2·N·p²``), the synchronised inverses (``V_sync⁻¹``, the Less-Comm. average and its snapshot,
+      ``3·p²``) and an update's temporaries over all agents (``N·p²``); diagonal (``diag=True``): ``O(N·p)``;
+    * the networks' training data (``N·T·(d + 1)``) and one batched training pass over it
+      (:func:`bandits.neural`'s layer arrays, ``N·T·(2·width + d + 3)``);
+    * every agent's ``K`` arms' gradient features (``2·N·K·p``) and the per-agent vectors (``6·N·p``)."""
+    params = dict(params or {})
+    width, depth = int(params.get("width", 20)), int(params.get("depth", 1))
+    p = _mlp_params(dim, width, depth, params.get("init", "official")) if params.get("features", "ntk") == "ntk" \
+        else int(dim)
+    N, T, d = int(N), int(T), int(dim)
+    n = N * T * (d + 1) + N * T * (2 * width + d + 3) + 2 * N * int(K) * p + 6 * N * p + T
+    if not params.get("diag", False):
+        n += (3 * N + 3) * p * p
+    return int(MODEL_MARGIN * 8 * n)
+
+
+def neural_bandit_bytes(N, T, dim, params, points, M, K: int = 20, diag: bool = False) -> int:
+    """NeuralUCB / NeuralTS (:class:`bandits.algorithms.neural_baselines.NeuralBandit`; ``[diag]``: the
+    diagonal variants), one network per agent, float64: every agent's ``U⁻¹`` (``N·p0²``, diagonal
+    ``N·p0``) and a rank-one update's temporaries over the agents (``N·p0²``), the training data
+    (``N·T·(d + 1)``) and a batched training pass (``N·T·(2·width + d + 3)``), the arms' gradient features
+    (``2·N·K·p0``)."""
+    params = dict(params or {})
+    width, depth = int(params.get("width", 20)), int(params.get("depth", 1))
+    p0 = _mlp_params(dim, width, depth, params.get("init", "official"))
+    N, T, d = int(N), int(T), int(dim)
+    n = N * T * (d + 1) + N * T * (2 * width + d + 3) + 2 * N * int(K) * p0 + 4 * N * p0
+    if not (diag or params.get("diag", False)):
+        n += 2 * N * p0 * p0
+    return int(MODEL_MARGIN * 8 * n)
+
+
 #: estimates for registered algorithms whose classes give none (``memory_bytes`` on the class comes first):
 #: name -> ``(N, T, dim, params, points, M) -> bytes``, from the storage of the estimators they keep
 MEMORY_MODELS = {
@@ -89,7 +240,22 @@ MEMORY_MODELS = {
     "N-KernelUCB": lambda N, T, dim, params, points, M: N * _exact_gp_bytes(-(-points // N), M),
     # the global posterior over the candidates and every agent's fork (16 rows each to start)
     "DisKernelUCB": lambda N, T, dim, params, points, M: _exact_gp_bytes(points, M) + 8 * 16 * N * int(M or 0),
+    "AsyncKernelUCB": async_kernel_ucb_bytes,
+    **{name: coop_kernel_ucb_bytes for name in ("Coop-KernelUCB", "Eager-KernelUCB", "Dist-KernelUCB")},
+    **{name: fn_ucb_bytes for name in ("FN-UCB", "FN-UCB [only UCB_a]", "FN-UCB [only UCB_b]",
+                                       "FN-UCB [no aggregation]")},
+    "NeuralUCB": neural_bandit_bytes,
+    "NeuralTS": neural_bandit_bytes,
+    "NeuralUCB [diag]": partial(neural_bandit_bytes, diag=True),
+    "NeuralTS [diag]": partial(neural_bandit_bytes, diag=True),
 }
+
+
+def _keywords(fn) -> set:
+    """The keyword parameters of a memory model (``K``, ``gamma``: passed only to a model that takes them)."""
+    import inspect
+
+    return {k for k, v in inspect.signature(fn).parameters.items() if v.default is not inspect.Parameter.empty}
 
 
 def run_memory_bytes(config) -> int:
@@ -105,8 +271,10 @@ def run_memory_bytes(config) -> int:
         name = config["algorithm"]
         hook = getattr(ALGORITHMS.get(name), "memory_bytes", None)
         if hook is None and name in MEMORY_MODELS:
-            own = int(MEMORY_MODELS[name](sizes["N"], sizes["T"], sizes["dim"], dict(config.get("params", {})),
-                                          sizes["points"], sizes["M"]))
+            model = MEMORY_MODELS[name]
+            extra = {k: sizes[k] for k in ("K", "gamma") if k in _keywords(model)}
+            own = int(model(sizes["N"], sizes["T"], sizes["dim"], dict(config.get("params", {})),
+                            sizes["points"], sizes["M"], **extra))
         elif hook is not None:
             own = int(hook(sizes["N"], sizes["T"], sizes["dim"], dict(config.get("params", {})),
                            points=sizes["points"], M=sizes["M"], K=sizes["K"]))
