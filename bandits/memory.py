@@ -3,7 +3,9 @@
 :func:`run_sizes` reads from a run's configuration (without building it) the sizes its memory depends on:
 agents, horizon, observations, dimension, arms, candidates. :func:`run_memory_bytes` turns them into an
 estimated peak resident memory: the algorithm's own ``memory_bytes`` classmethod (Approx-DisKernelUCB's
-shared inverse and per-agent low-rank corrections, for example), else :data:`MEMORY_MODELS`, else
+shared inverse and per-agent low-rank corrections, for example), else :data:`MEMORY_MODELS` (the exact GPs;
+Async-KernelUCB, :func:`async_kernel_ucb_bytes`; Coop-, Eager- and Dist-KernelUCB,
+:func:`coop_kernel_ucb_bytes`; FN-UCB, :func:`fn_ucb_bytes`; NeuralUCB/TS, :func:`neural_bandit_bytes`), else
 :data:`SMALL_RUN_BYTES`, plus a worker's baseline. :func:`check_memory` (called by
 :func:`bandits.runner.sweep` before it starts any run) adds the largest estimates, one per concurrent
 worker, and raises :class:`MemoryBudgetError` naming the run, its estimate, the machine's available memory
@@ -16,7 +18,8 @@ import os
 from functools import partial
 
 __all__ = ["MemoryBudgetError", "run_sizes", "run_memory_bytes", "check_memory", "run_name",
-           "WORKER_BASELINE_BYTES", "SMALL_RUN_BYTES", "MEMORY_MODELS"]
+           "WORKER_BASELINE_BYTES", "SMALL_RUN_BYTES", "MEMORY_MODELS", "MODEL_MARGIN", "TORCH_RUN_BYTES",
+           "async_kernel_ucb_bytes", "coop_kernel_ucb_bytes", "fn_ucb_bytes", "neural_bandit_bytes"]
 
 
 class MemoryBudgetError(RuntimeError):
@@ -149,8 +152,9 @@ _COOP_STATE_BYTES = 768 << 20
 def coop_kernel_ucb_bytes(N, T, dim, params, points, M, gamma: int | None = None) -> int:
     """Coop-, Eager- and Dist-KernelUCB (:mod:`bandits.algorithms.coop_engine`, primal path), float64, from
     ``V = N`` agents, ``T`` rounds, the context dimension, the features per context ``D`` (``dim`` for the
-    linear kernel, else ``n_features``), the MMD embedding's ``n_embed``, the rank bound ``R`` (``r_limit``,
-    else ``r_max``, else ``V``) and the graph's message lifetime ``gamma`` (the environment's; by default
+    linear kernel, else ``n_features``), the MMD embedding's ``n_embed``, the rank bound ``R`` (``r_limit``;
+    else ``V`` under the default ``truncation="raise"``, whose safeguard raises a rank above ``r_max``; else
+    ``r_max``) and the graph's message lifetime ``gamma`` (the environment's; by default
     ``V/2``, the largest ``⌊diam/2⌋``):
 
     * the histories (contexts ``T·V·d``, rewards and choices ``2·T·V``);
@@ -158,9 +162,14 @@ def coop_kernel_ucb_bytes(N, T, dim, params, points, M, gamma: int | None = None
       features' ring;
     * the factor rows of ``K̂_z`` (``V·V·R``) and ``K̂_z`` itself (``V²``);
     * the models' factors kept between rounds (:meth:`~bandits.algorithms.coop_primal.PrimalSolver._pool`):
-      for each rank ``r ≤ R`` met, ``V·(r·D)²`` where that fits in the state budget;
-    * the batched build of one chunk (about ``4·10⁶`` doubles, :meth:`~bandits.algorithms.coop_primal
-      .PrimalSolver._chunk_size`, in three workspaces) and the scoring of every agent's ``K`` arms.
+      for each rank ``r`` in use a ``(models, r·D, r·D)`` pool, kept where it fits in the engine's state
+      budget (``STATE_BYTES``, 768 MiB), counted as the pools of every rank up to ``R`` but at most that
+      budget (the engine's comment reads it as a total; its check is per rank, so several large ranks in
+      use at once could exceed it: measured on the linear row, V = 100, T = 200, one pool of rank 72,
+      ≈ 400 MiB, beside the rank-10 one);
+    * the batched build of one chunk at rank ``R`` (at most about ``4·10⁶`` doubles,
+      :meth:`~bandits.algorithms.coop_primal.PrimalSolver._chunk_size`, in three workspaces) and the
+      scoring of every agent's arms.
 
     The dual path (``path="dual"``) adds a Gram matrix of the visible observations and its factor per
     agent at a time (``2·(V·T)²`` at most)."""
@@ -169,16 +178,22 @@ def coop_kernel_ucb_bytes(N, T, dim, params, points, M, gamma: int | None = None
     kname = (params.get("kernel") or {}).get("name", "linear") if isinstance(params.get("kernel"), dict) else "linear"
     D = d if kname == "linear" else int(params.get("n_features", 128))
     E = int(params.get("n_embed", 128))
-    R = params.get("r_limit") or params.get("r_max") or V
+    # the rank bound: r_limit; under truncation="raise" (the default) the ‖L_v‖² safeguard raises r above
+    # r_max up to r_limit, else up to V; "own_residual" keeps r ≤ r_max
+    if params.get("truncation", "raise") == "raise":
+        R = params.get("r_limit") or V
+    else:
+        R = params.get("r_limit") or params.get("r_max") or V
     R = max(1, min(int(R), V))
     depth = (int(gamma) if gamma else max(1, V // 2)) + 2
     n = T * V * (d + 2) + depth * V * (D * D + 2 * D + E) + V * V * (R + 1)
-    pools = 0
-    for r in range(1, R + 1):
-        b = V * (r * D) ** 2 * 8
-        if b <= _COOP_STATE_BYTES:
-            pools += b // 8
-    n += pools + 3 * 4_000_000 + V * 20 * (D * R + 4)
+    pools = sum(V * (r * D) ** 2 for r in range(1, R + 1))
+    # one chunk of the batched build at rank R (PrimalSolver._chunk_size: ≈ 4·10⁶ doubles, fewer agents
+    # than that allows: all of them), in three workspaces
+    p = R * D
+    per = max(p * p, (R * (R + 1) // 2) * (D * (D + 1) // 2)) + 2 * R * R * V
+    chunk = min(V, max(1, 4_000_000 // per))
+    n += min(pools, _COOP_STATE_BYTES // 8) + 3 * chunk * per + V * 20 * (D * R + 4)
     if params.get("path") == "dual":
         n += 2 * (V * T) ** 2
     return int(MODEL_MARGIN * 8 * n)
@@ -191,6 +206,12 @@ def _mlp_params(d: int, width: int, depth: int, init: str) -> int:
     if init == "ntk":
         return d * m + (L - 1) * m * m + m
     return d * m + m + (L - 1) * (m * m + m) + m + 1
+
+
+#: what a neural run allocates beyond its arrays: torch's kernels and buffers loaded at the first forward and
+#: backward pass (measured 7–9 MiB over a process that had imported torch, FN-UCB N = 5 and NeuralUCB N = 1
+#: on cosine, width 20)
+TORCH_RUN_BYTES = 16 * 2**20
 
 
 def fn_ucb_bytes(N, T, dim, params, points, M, K: int = 20) -> int:
@@ -212,7 +233,7 @@ def fn_ucb_bytes(N, T, dim, params, points, M, K: int = 20) -> int:
     n = N * T * (d + 1) + N * T * (2 * width + d + 3) + 2 * N * int(K) * p + 6 * N * p + T
     if not params.get("diag", False):
         n += (3 * N + 3) * p * p
-    return int(MODEL_MARGIN * 8 * n)
+    return int(MODEL_MARGIN * 8 * n) + TORCH_RUN_BYTES
 
 
 def neural_bandit_bytes(N, T, dim, params, points, M, K: int = 20, diag: bool = False) -> int:
@@ -228,7 +249,7 @@ def neural_bandit_bytes(N, T, dim, params, points, M, K: int = 20, diag: bool = 
     n = N * T * (d + 1) + N * T * (2 * width + d + 3) + 2 * N * int(K) * p0 + 4 * N * p0
     if not (diag or params.get("diag", False)):
         n += 2 * N * p0 * p0
-    return int(MODEL_MARGIN * 8 * n)
+    return int(MODEL_MARGIN * 8 * n) + TORCH_RUN_BYTES
 
 
 #: estimates for registered algorithms whose classes give none (``memory_bytes`` on the class comes first):

@@ -129,3 +129,80 @@ def test_estimate_within_a_factor_two_of_a_measured_run():
     assert m > 600
     est = run_memory_bytes(cfg) - runner.WORKER_BASELINE_BYTES
     assert peak / 2 < est < 2 * peak, (est, peak)
+
+
+# -- the storage models of the engines without their own estimate (bandits.memory.MEMORY_MODELS) -------------
+def _peak_arrays(cfg):
+    """The run's arrays at their peak (tracemalloc, to which numpy reports) and its result."""
+    tracemalloc.start()
+    try:
+        res = runner.run_cell(cfg, 0, 0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak, res
+
+
+def _own_estimate(cfg):
+    return run_memory_bytes(cfg) - runner.WORKER_BASELINE_BYTES
+
+
+F1 = {"name": "f1", "kind": "contextual", "K": 20, "noise_std": 0.1, "schedule": "uniform"}
+ASYNC = {"kernel": {"name": "rbf", "gamma": 1.0}, "lam": 1.0, "alpha": 1.0, "D": 1.0, "q": 1.0}
+
+
+@pytest.mark.parametrize("N, T, params", [
+    (10, 500, {"q": 1e6}),  # every point sampled: the dictionary reaches its bound, m ≈ T
+    (40, 800, {"max_dict": 120}),  # the cap binds
+])
+def test_async_kernel_ucb_estimate_covers_a_measured_run(N, T, params):
+    """Async-KernelUCB's model (every client's stale factor, the dictionary, the unmerged features) at a
+    dictionary that reaches the bound the model assumes: at least the arrays' peak, at most twice it."""
+    cfg = {"loop": "regret", "env": F1, "env_seed": 0, "algorithm": "AsyncKernelUCB", "params": dict(ASYNC, **params),
+           "N": N, "T": T}
+    peak, res = _peak_arrays(cfg)
+    m = res["meta"]["info"]["dict_size"]
+    bound = params.get("max_dict", T)
+    assert m > 0.9 * bound
+    est = _own_estimate(cfg)
+    assert peak < est < 2 * peak, (est, peak, m)
+
+
+def test_async_kernel_ucb_estimate_is_the_worst_case_of_an_uncapped_dictionary():
+    """Without a cap the model takes the largest dictionary (every observation), quadratic in it: a run whose
+    dictionary is smaller is estimated above what it uses, never below."""
+    small = {"loop": "regret", "env": F1, "env_seed": 0, "algorithm": "AsyncKernelUCB", "params": ASYNC, "N": 10, "T": 400}
+    from bandits.memory import async_kernel_ucb_bytes
+
+    assert _own_estimate(small) == async_kernel_ucb_bytes(10, 400, 20, ASYNC, 400, None, m=400)
+    assert async_kernel_ucb_bytes(10, 400, 20, ASYNC, 400, None, m=200) < _own_estimate(small) / 3
+
+
+def test_coop_estimate_covers_a_measured_run():
+    """Eager-KernelUCB on the linear row (ER(0.7), V = 30, r ≤ 3 with ``truncation="own_residual"``): the
+    model (histories, statistics ring, the factors' pools, a chunk's workspaces) at least the arrays' peak
+    and within a factor four of it (the model counts the ring at the largest message lifetime, V/2)."""
+    env = {"kind": "coop", "setup": "linear", "graph": "er", "V": 30, "p": 0.7, "K": 8, "d": 10, "noise_std": 0.1,
+           "sampler": "bfs", "lang": "ENGB", "graph_seed": 0, "min_clusters": 2}
+    cfg = {"loop": "regret", "env": env, "env_seed": 0, "algorithm": "Eager-KernelUCB", "N": 30, "T": 60,
+           "params": {"kernel": {"name": "linear"}, "eta": 1.0, "sigma_z": 1.0, "r_max": 3, "lam": 1.0, "R": 0.1,
+                      "kz_every": 10, "truncation": "own_residual"}}
+    peak, _ = _peak_arrays(cfg)
+    est = _own_estimate(cfg)
+    assert peak < est < 4 * peak, (est, peak)
+
+
+@pytest.mark.parametrize("algorithm, params", [
+    ("FN-UCB", {"width": 60, "lam": 0.1, "nu_a": 0.1, "nu_b": 0.1, "device": "cpu"}),
+    ("NeuralUCB", {"width": 100, "lam": 0.1, "nu": 0.1, "device": "cpu"}),
+])
+def test_neural_estimates_cover_a_measured_run(algorithm, params):
+    """FN-UCB (full matrices: every agent's two p × p inverses) and NeuralUCB (one p0 × p0 inverse per agent)
+    at widths where those matrices dominate: the numpy arrays' peak (torch's tensors are not traced, the
+    model's torch allowance covers them) at most the estimate, and the estimate within a factor three."""
+    pytest.importorskip("torch")
+    cfg = {"loop": "regret", "env": {"kind": "fn_synthetic", "function": "cosine"}, "env_seed": 0,
+           "algorithm": algorithm, "N": 3 if algorithm == "FN-UCB" else 1, "T": 150, "params": params}
+    peak, _ = _peak_arrays(cfg)
+    est = _own_estimate(cfg)
+    assert peak < est < 3 * peak, (est, peak)
