@@ -337,7 +337,8 @@ def check_memory(tasks, n_jobs: int, desc: str = "runs", available: int | None =
             f"the {desc!r} sweep would need about {_gib(need)} ({workers} concurrent worker(s) at n_jobs={n_jobs}, "
             f"the largest run {name} about {_gib(big)}), and the machine has {_gib(avail)} available. "
             + (f"Lower n_jobs (at most {max(1, avail // big)} of these runs fit at once) or the runs' sizes"
-               if alone else "That run alone does not fit: lower its sizes (N, T, the candidates M) or run it "
+               if alone else "That run alone does not fit: lower its sizes (N, T, the candidates M, a dictionary "
+                             "cap max_dict) or run it "
                              "on a larger machine")
             + "; no run was started.")
     return need
