@@ -398,46 +398,10 @@ def worker_identity() -> dict:
     return {"version": __version__, "code": code_fingerprint()}
 
 
-#: glibc ``mallopt`` parameters set once in every process that runs cells (:func:`tune_malloc`):
-#: ``M_MMAP_MAX = 0`` (no block is served by its own ``mmap``) and ``M_TRIM_THRESHOLD = 1 GiB`` (freed memory
-#: at the heap's top stays with the process). A run's m × m temporaries (factors, Gram blocks) then reuse
-#: the pages of the last ones instead of mapping, zero-filling and unmapping fresh pages at each step:
-#: the same arithmetic on the same numbers, fewer page faults. Measured on Async-KernelUCB's bench run (f1,
-#: N = 100, K = 20, one BLAS thread, CPU seconds of alternated runs): T = 2000, 3.10–3.13 s → 2.72–2.87 s;
-#: T = 5000 (a dictionary of 1 642), 26.9–27.2 s → 25.1–25.3 s, minor page faults 660 000 → 248 000. The
-#: cost is resident memory: freed blocks stay in the heap, whose holes the next, larger factors do not
-#: fit, so the peak grows (T = 2000: 503 → 638 MiB; T = 5000: 2 020 → 2 800 MiB); :mod:`bandits.memory`'s
-#: models were measured with these settings. ``BANDITS_MALLOC=off`` leaves glibc's defaults.
-MALLOC_OPTIONS = (("M_MMAP_MAX", -4, 0), ("M_TRIM_THRESHOLD", -1, 1 << 30))
-_MALLOC_TUNED: list = []
-
-
-def tune_malloc() -> bool:
-    """Set :data:`MALLOC_OPTIONS` with glibc's ``mallopt`` in this process, once (later calls do nothing).
-    ``False`` where there is no glibc (macOS, musl: nothing is changed) or where ``BANDITS_MALLOC=off``.
-    Called by :func:`_worker`, so in the calling process for serial sweeps and in each loky or dask
-    worker otherwise; a change of allocation only, results are the same to the bit (tests)."""
-    if _MALLOC_TUNED:
-        return _MALLOC_TUNED[0]
-    ok = False
-    if os.environ.get("BANDITS_MALLOC", "").lower() not in ("0", "off", "false", "no") and sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            mallopt = ctypes.CDLL("libc.so.6").mallopt
-            ok = all(mallopt(ctypes.c_int(param), ctypes.c_int(value)) == 1 for _, param, value in MALLOC_OPTIONS)
-        except (OSError, AttributeError):
-            ok = False
-    _MALLOC_TUNED.append(ok)
-    return ok
-
-
 def _worker(config, seed, rep, fn=None, expected: dict | None = None):
-    """One run with one BLAS thread (and :func:`tune_malloc`); returns the result (the caller writes the
-    cache)."""
+    """One run with one BLAS thread; returns the result (the caller writes the cache)."""
     from threadpoolctl import threadpool_limits
 
-    tune_malloc()
     if expected is not None:
         _check_identity(expected, worker_identity(), where="this worker")
     with threadpool_limits(limits=1):
