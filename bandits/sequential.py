@@ -803,6 +803,8 @@ FULL_MODE_DESIGNS = {
     "fn_ucb_theory": ((3, 6, 12, 24), "pocock", 2400.0),
     "coop_kernelucb": ((10, 20, 40, 80), "pocock", 4500.0),
     "coop_theory": ((10, 20, 40, 80), "pocock", 300.0),
+    "async_kernelucb": ((10, 20, 40, 80), "pocock", 5500.0),
+    "arena": ((5, 10, 20, 40), "pocock", 2000.0),
 }
 
 
