@@ -28,8 +28,9 @@
 # (Erdős–Rényi(V, 0.7), ego-Facebook, musae-Twitch, and the SNAP **as-733** snapshot standing in for
 # as-Skitter, which is not in the shared data), 8 random contexts in R¹⁰ per agent and round, λ = 1,
 # σ_z = 1, `K_z` estimated online by MMD (Eq. 10–12). Six methods per row as in the paper
-# (LinUCB, OFUL / KernelUCB, IGP-UCB, Naive Cooperation, Coop-, Dist-, Eager-KernelUCB); on the RBF row
-# in full mode also Coop, Dist and Eager with the rank of `K̂_z` capped at 4 (dashed: an ablation); with
+# (LinUCB, OFUL / KernelUCB, IGP-UCB, Naive Cooperation, Coop-, Dist-, Eager-KernelUCB); with
+# `rank_cap_ablation=4` (off by default; the committed full-mode figure ran it) also, on the RBF row, Coop,
+# Dist and Eager with the rank of `K̂_z` capped at 4 (dashed: an ablation); with
 # `ablations=True`, dashed curves that are not in the paper: Coop and Eager with the oracle `K_z`, and
 # (RBF row) Eager with σ_z = 0.5. Mean ± 1 standard error over trials; each panel's title gives γ = ⌊diam/2⌋, the size of the
 # greedy clique cover of G_γ (≥ χ̄(G_γ)) and the number of Dist-KernelUCB centres (≤ α(G_γ)).
@@ -38,9 +39,9 @@
 #   2 cores (see the README for the measured time).
 # * `mode="full"`: the paper's per-run size V = 200, T = 1000 (T is not stated in the paper), with
 #   `n_runs = 10` of the paper's 100 trials per panel (100 are days on 2 cores; raise `n_runs` on a
-#   cluster with `backend="dask"`), and on the RBF row the rank-cap-4 ablation (dashed). 600 runs,
-#   measured at 3.2 h on 2 cores (`figures/TIMES.md`); the
-#   oracle and σ_z ablations (`ablations=True`) add 200 runs.
+#   cluster with `backend="dask"`): 480 runs; the rank-cap-4 ablation (`rank_cap_ablation=4`) adds 120, the
+#   oracle and σ_z ablations (`ablations=True`) 200. The time on 2 cores, from the runs' own recorded times,
+#   is in `figures/TIMES.md`.
 #
 # The paper leaves T, the noise, the contexts, the reward construction, η and the graph sampler unstated;
 # our choices are listed in `bandits/experiments/coop_kernelucb.py` and `bandits/envs/coop.py`.

@@ -365,6 +365,19 @@ def test_times_count_the_sequential_steps_added_runs(tmp_path):
     assert "sequential step's added runs, 40 s" in text and "sequential step's added runs, 50 s" in text
 
 
+def test_times_leave_out_an_opt_in_parameters_runs(tmp_path):
+    # the committed Coop folder holds the rank-cap ablation's runs, which make figures does not run at the
+    # notebook's defaults: they are named in the row, not summed
+    out = tmp_path / "figures"
+    (out / "coop_kernelucb").mkdir(parents=True)
+    (out / "coop_kernelucb" / "runs.csv").write_text(
+        "method,rep,wall_time\nCoop-KernelUCB,0,10\nCoop-KernelUCB (rank ≤ 4),0,30\nEager-KernelUCB,0,20\n")
+    (row,) = nbtools.times_rows(out)
+    assert row["runs"] == 2 and row["sum_s"] == 30.0 and row["estimate_s"] == 15.0
+    assert row["opt_in"] == ("rank_cap_ablation", "None", 1, 30.0) and row["repeated_rows"] == 0
+    assert "not counted: 1 runs of the opt-in `rank_cap_ablation` (30 s)" in nbtools.times_table(out)
+
+
 def test_make_figures_passes_each_notebooks_sequential_design():
     from bandits import sequential as S
 

@@ -158,14 +158,23 @@ def _float(v):
     return x if x == x and x >= 0 else None  # NaN and negative are not times
 
 
+#: Runs a committed folder holds that ``make figures`` does not run at the notebook's defaults: an opt-in
+#: parameter's runs, recognised by a mark in their ``method`` label. They are counted apart (named in TIMES.md's
+#: row, not in its total): folder → (parameter, its default, the mark).
+OPT_IN_RUNS = {"coop_kernelucb": ("rank_cap_ablation", "None", "(rank ≤")}
+
+
 def run_times(folder) -> dict:
     """The runs a notebook's folder records: ``{"tables": [file names], "runs": n, "sum_s": s,
     "untimed_rows": rows of those tables with no time (failed runs), "repeated_rows": rows that
-    repeat a run already counted}``. Run tables are the CSV files directly in ``folder`` with a
-    ``wall_time`` column (sub-folders hold kept earlier runs and are not read)."""
+    repeat a run already counted, "opt_in": (parameter, default, runs, s) or None}``. Run tables are the CSV
+    files directly in ``folder`` with a ``wall_time`` column (sub-folders hold kept earlier runs and are not
+    read); runs of an opt-in parameter (:data:`OPT_IN_RUNS`) are counted in ``opt_in``, not in ``runs``."""
     import csv
 
     seen: dict[tuple, float] = {}
+    opt: dict[tuple, float] = {}
+    param, default, mark = OPT_IN_RUNS.get(Path(folder).name, (None, None, None))
     tables, untimed, rows = [], 0, 0
     for path in sorted(Path(folder).glob("*.csv")):
         with open(path, newline="", encoding="utf-8") as fh:
@@ -179,9 +188,14 @@ def run_times(folder) -> dict:
                     untimed += 1
                     continue
                 rows += 1
-                seen[tuple(row.get(c) for c in RUN_IDENTITY)] = w
+                key = tuple(row.get(c) for c in RUN_IDENTITY)
+                if mark is not None and mark in (row.get("method") or ""):
+                    opt[key] = w
+                else:
+                    seen[key] = w
     return {"tables": tables, "runs": len(seen), "sum_s": float(sum(seen.values())),
-            "untimed_rows": untimed, "repeated_rows": rows - len(seen)}
+            "untimed_rows": untimed, "repeated_rows": rows - len(seen) - len(opt),
+            "opt_in": (param, default, len(opt), float(sum(opt.values()))) if opt else None}
 
 
 def sequential_time(folder) -> float:
@@ -242,6 +256,10 @@ def times_table(out_root, workers: int = 2) -> str:
                 extra.append(f"{r['untimed_rows']} rows without a time")
             if r["sequential_s"]:
                 extra.append(f"and the sequential step's added runs, {r['sequential_s']:.0f} s (sequential.json)")
+            if r.get("opt_in"):
+                par, dflt, n_opt, s_opt = r["opt_in"]
+                extra.append(f"not counted: {n_opt} runs of the opt-in `{par}` ({s_opt:.0f} s), "
+                             f"which `make figures` does not run (default {dflt})")
             src = ", ".join(r["tables"]) + (f" ({'; '.join(extra)})" if extra else "")
             tot = r["sum_s"] + r["sequential_s"]
             cells = [str(r["runs"]), f"{_fmt_seconds(tot)} ({tot:.0f} s)",
@@ -272,7 +290,9 @@ run timed by itself, so that restarts over the run cache, runs found in the cach
 machine do not distort it. The notebook's work outside the runs (plots, claims, runs that record no time)
 is not in it. Where a notebook records no per-run times, papermill's wall time of its last start stands
 in, labelled; papermill's record is shown for every notebook (a start that found runs in the cache took
-less than its runs, a loaded machine more). The last line is the total.
+less than its runs, a loaded machine more). Runs of an opt-in parameter that a committed folder holds but
+`make figures` does not run at the notebook's defaults are named in its row and left out of the sums. The
+last line is the total.
 
 """
 
