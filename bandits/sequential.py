@@ -628,7 +628,7 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
         state = exp.load(folder)
     n0 = exp.n_runs(state)
     check("design", design, rule(lambda d: d.schedule[0] == n0, f"a schedule starting at the committed {n0} runs"))
-    out = {"experiment": exp.name, "folder": str(folder), "design": design.describe(), "claims": {},
+    out = {"experiment": exp.name, "folder": _shown_path(folder), "design": design.describe(), "claims": {},
            "not_covered": {}, "stages": [], "cpu_s": 0.0, "budget_s": None if math.isinf(budget_s) else budget_s,
            "stopped": "", "futility": bool(futility)}
     margins = dict(getattr(exp, "margins", {}) or {})
@@ -693,6 +693,16 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
         if cj.exists():
             _rewrite_claims(cj, out, final_claims)
     return out
+
+
+def _shown_path(folder: Path) -> str:
+    """``folder`` as ``sequential.json`` records it: relative to the repository when inside it (a notebook passes its
+    absolute output folder), so that the committed file names no machine's paths."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        return Path(folder).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(folder)
 
 
 def _futile(c, n_last: int) -> str:
