@@ -31,6 +31,17 @@ claim before the runs, a claim whose look-:math:`k` interval lies inside :math:`
 error (saying "within m" when the effect is :math:`t \pm m`) is that of two one-sided group-sequential tests
 with the same boundaries, so at most :math:`\alpha` per side; stopping for it never adds a false PASS or FAIL.
 
+**Aimed: stopped for futility** (optional, non-binding; ``futility=True``, ``--futility``). At a look before the
+last, a claim still open whose observed effect and spread say that more runs than the schedule's last look would
+be needed to decide it even with 10 % power (:data:`FUTILITY_POWER`; :func:`bandits.claims.runs_to_decide`, a
+one-sided t-test at the look's level, noncentral t), or that lies exactly on its threshold (a tie), stops
+INCONCLUSIVE "stopped for futility", and its
+cells get no more runs: the budget goes to the claims the schedule can decide. A non-binding futility stop only
+removes sequences from later looks, so it never adds a false PASS or FAIL (:func:`simulate` with ``futility``:
+the same stop on the simulated sequences, with the normal approximation
+:math:`n = ((z_{1-p} + z_{0.1})\, s / |\bar d|)^2` for the runs needed); it costs power where the early
+effect understates the truth.
+
 **Which claim statistics it covers.** Every statistic whose interval is Student's on per-run values:
 :func:`~bandits.claims.compare_paired` (``method=None``/``"t"``), :func:`~bandits.claims.compare_ratio` with the
 default Fieller interval (decided by the paired t-test of :math:`a - \rho_0 b`; its Fieller interval at the
@@ -83,9 +94,9 @@ import numpy as np
 
 from .validation import check, integer, one_of, optional, real, rule
 
-__all__ = ["FULL_MODE_DESIGNS", "papermill_args", "used_schedules", "SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
+__all__ = ["FULL_MODE_DESIGNS", "FUTILITY_POWER", "papermill_args", "used_schedules", "SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
            "power", "t_adjustment", "capture_comparisons", "decide_comparison", "covered", "SequentialExperiment", "decide",
-           "summary", "HOOKS", "hooks_for", "tables", "main", "calibration_table", "power_table_md", "boundary_table",
+           "summary", "HOOKS", "hooks_for", "tables", "main", "calibration_table", "power_table_md", "boundary_table", "futility_table",
            "check_step", "default_schedule", "step", "read_claims", "read_committed", "next_reps", "round_margin"]
 
 SPENDING = ("obf", "pocock")
@@ -292,7 +303,7 @@ def _draw(rng, dist, size):
 
 
 def simulate(design: Design, dist: str = "normal", effect: float = 0.0, n_sims: int = 100_000, seed: int = 0,
-             margin: float | None = None, chunk: int = 20_000) -> dict:
+             margin: float | None = None, chunk: int = 20_000, futility: bool = False) -> dict:
     """The rule simulated on ``n_sims`` sequences of per-run values ``d = effect + ε`` (ε from ``dist``, mean 0,
     sd 1), for the claim ``mean(d) < 0`` (the threshold 0; ``effect`` in standard deviations of d), each
     stopped at its first decisive look. The intervals and verdicts are this module's (the same arithmetic as
@@ -301,13 +312,16 @@ def simulate(design: Design, dist: str = "normal", effect: float = 0.0, n_sims: 
     Returns:
         ``{"pass", "fail", "within", "inconclusive"}``: the overall shares; ``"pass_by_look"``, ``"fail_by_look"``,
         ``"within_by_look"``: the cumulative shares at each look; ``"mean_n"`` the average runs used; ``"se"``
-        the Monte-Carlo standard error of a rate of ``alpha``; ``n_sims``, ``dist``, ``effect``, ``margin``.
+        the Monte-Carlo standard error of a rate of ``alpha``; ``n_sims``, ``dist``, ``effect``, ``margin``;
+        ``"futile"``: the share stopped for futility (``futility=True``: a sequence still open at a look before
+        the last whose runs needed, :func:`_runs_needed_normal` at the look's level, exceed the last look's).
     """
     check("dist", dist, one_of(*NULLS))
     check("n_sims", n_sims, integer(ge=1))
     K, ns = design.K, design.schedule
     cs = [design.t_bound(k) for k in range(K)]
     counts = {v: np.zeros(K, int) for v in ("PASS", "FAIL", WITHIN)}
+    futile = 0
     used = 0.0
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(NULLS.index(dist),)))
     done_total = 0
@@ -326,6 +340,10 @@ def simulate(design: Design, dist: str = "normal", effect: float = 0.0, n_sims: 
             for v, mask in (("PASS", p), ("FAIL", f), (WITHIN, wi)):
                 counts[v][k] += int(mask.sum())
             stop = p | f | wi
+            if futility and k < K - 1:
+                fu = alive & ~stop & (_runs_needed_normal(mean, x.std(axis=1, ddof=1), design.p[k]) > ns[-1])
+                futile += int(fu.sum())
+                stop = stop | fu
             used += float(ns[k]) * stop.sum()
             alive &= ~stop
         used += float(ns[-1]) * alive.sum()
@@ -338,7 +356,26 @@ def simulate(design: Design, dist: str = "normal", effect: float = 0.0, n_sims: 
             "inconclusive": float(1 - cum["PASS"][-1] - cum["FAIL"][-1] - cum[WITHIN][-1]),
             "pass_by_look": [float(v) for v in cum["PASS"]], "fail_by_look": [float(v) for v in cum["FAIL"]],
             "within_by_look": [float(v) for v in cum[WITHIN]], "mean_n": used / n_sims,
-            "se": math.sqrt(a * (1 - a) / n_sims)}
+            "se": math.sqrt(a * (1 - a) / n_sims), "futility": bool(futility), "futile": futile / n_sims}
+
+
+#: the power at which the futility stop reads the runs a claim needs (:func:`bandits.claims.runs_to_decide`): a claim
+#: stops when even a 10 % chance of deciding it would take more runs than the last look's. Chosen on the simulation
+#: (normal d, Pocock, docs/statistics.md's futility table) before any step used it: at the threshold it cuts the
+#: mean runs by more than half; a one-s.d. effect keeps 89 % (n₀ = 3) and 99.6 % (n₀ = 10) of its power
+FUTILITY_POWER = 0.1
+
+
+def _runs_needed_normal(mean, sd, p, power: float = FUTILITY_POWER):
+    """Runs a one-sided test at level ``p`` needs for ``power`` if the per-run values' mean and sd are as observed:
+    the normal approximation ``((z_{1-p} + z_power) sd / |mean|)²`` (infinite for a zero mean); arrays or floats.
+    The simulation's stand-in for :func:`bandits.claims.runs_to_decide` (noncentral t), which the step uses."""
+    from scipy.stats import norm
+
+    mean, sd = np.asarray(mean, float), np.asarray(sd, float)
+    z = norm.isf(p) + norm.isf(1.0 - power)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(mean != 0, (z * sd / np.abs(mean)) ** 2, np.inf)
 
 
 def calibration(design: Design, n_sims: int = 100_000, seed: int = 0, dists=NULLS) -> list[dict]:
@@ -388,6 +425,21 @@ def power_table_md(design: Design, effects=(0.5, 1.0, 2.0), n_sims: int = 20_000
         e = -r["effect"]
         exact = float(nct.sf(t_quantile(1 - design.alpha, nK - 1), nK - 1, e * math.sqrt(nK)))
         rows.append(f"| {e:g} | " + " | ".join(f"{100 * v:.1f}" for v in r["pass_by_look"]) + f" | {100 * exact:.1f} |")
+    return "\n".join(rows)
+
+
+def futility_table(designs, effects=(0.0, 0.5, 1.0), n_sims: int = 20_000, seed: int = 3) -> str:
+    """The optional futility stop (:data:`FUTILITY_POWER`) against none, on the same normal sequences: PASS,
+    FAIL, stopped for futility and the mean runs used, per design and true effect (s.d. of d below the threshold)."""
+    rows = ["| schedule, spending | δ (s.d. of d) | PASS without / with (%) | FAIL without / with (%) | "
+            "stopped for futility (%) | mean runs without / with |", "|---|---|---|---|---|---|"]
+    for des in designs:
+        for e in effects:
+            off = simulate(des, "normal", -float(e), n_sims, seed)
+            on = simulate(des, "normal", -float(e), n_sims, seed, futility=True)
+            rows.append(f"| {', '.join(map(str, des.schedule))}, {des.kind} | {e:g} | {100 * off['pass']:.1f} / "
+                        f"{100 * on['pass']:.1f} | {100 * off['fail']:.2f} / {100 * on['fail']:.2f} | "
+                        f"{100 * on['futile']:.1f} | {off['mean_n']:.1f} / {on['mean_n']:.1f} |")
     return "\n".join(rows)
 
 
@@ -543,7 +595,7 @@ def _claim_row(c, k, design, status, words, committed):
 
 def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=None, n_jobs: int = 1,
            backend: str = "loky", scheduler: str | None = None, progress: bool = False, write: bool = True,
-           only: list | None = None, state=None, fresh: bool = False) -> dict:
+           only: list | None = None, state=None, fresh: bool = False, futility: bool = False) -> dict:
     """The sequential step on a committed folder (see the module docstring): every claim the rule covers is
     judged at look 1 (the committed runs, ``design.schedule[0]`` of them) at the look's level; the claims not
     decided get runs in stages, on their cells only, through the run cache, each stage refused when its
@@ -553,7 +605,8 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
     rewrites ``folder/claims.json`` with the claims decided by the rule (:func:`_rewrite_claims`). ``state``: what
     ``exp.load(folder)`` returned, when the caller has loaded it already (:func:`step`). ``fresh``: ``claims.json`` was
     just written from the folder's runs (a notebook's last cell), so its verdicts are the fixed-size ones even where
-    an earlier pass left a ``sequential.json`` (which this pass then overwrites).
+    an earlier pass left a ``sequential.json`` (which this pass then overwrites). ``futility``: stop, before the last
+    look, a claim whose runs to decide exceed the last look's (the module docstring, "Aimed").
 
     Returns:
         A dict with the keys ``design``, ``claims`` (claim id to its entry), ``not_covered`` (claim id to the
@@ -575,9 +628,9 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
         state = exp.load(folder)
     n0 = exp.n_runs(state)
     check("design", design, rule(lambda d: d.schedule[0] == n0, f"a schedule starting at the committed {n0} runs"))
-    out = {"experiment": exp.name, "folder": str(folder), "design": design.describe(), "claims": {},
+    out = {"experiment": exp.name, "folder": _shown_path(folder), "design": design.describe(), "claims": {},
            "not_covered": {}, "stages": [], "cpu_s": 0.0, "budget_s": None if math.isinf(budget_s) else budget_s,
-           "stopped": ""}
+           "stopped": "", "futility": bool(futility)}
     margins = dict(getattr(exp, "margins", {}) or {})
     open_ids: list = []
     last, final_claims = {}, {}
@@ -623,6 +676,12 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
                 out["claims"][cid] = _claim_row(c, k, design, status, words, committed.get(cid))
                 out["claims"][cid]["margin"] = margins.get(cid)
                 open_ids.remove(cid)
+            elif futility and not final:
+                why = _futile(c, design.schedule[-1])
+                if why:
+                    out["claims"][cid] = _claim_row(c, k, design, "INCONCLUSIVE", "", committed.get(cid))
+                    out["claims"][cid].update(margin=margins.get(cid), stopped="futility", futility=why)
+                    open_ids.remove(cid)
         if not open_ids:
             break
     for cid in open_ids:  # stopped by the budget before the last look
@@ -634,6 +693,31 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
         if cj.exists():
             _rewrite_claims(cj, out, final_claims)
     return out
+
+
+def _shown_path(folder: Path) -> str:
+    """``folder`` as ``sequential.json`` records it: relative to the repository when inside it (a notebook passes its
+    absolute output folder), so that the committed file names no machine's paths."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        return Path(folder).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(folder)
+
+
+def _futile(c, n_last: int) -> str:
+    """Why an open claim is stopped for futility (``""``: it is not): its runs to decide at
+    :data:`FUTILITY_POWER` (:func:`bandits.claims.runs_to_decide`, its observed effect and spread taken as the truth)
+    exceed ``n_last``, or it lies on its threshold (a tie). A claim whose runs cannot be read off continues."""
+    from .claims import runs_to_decide
+
+    leans, n = runs_to_decide(c, FUTILITY_POWER, n_last)
+    if leans == "tie":
+        return "a tie at its threshold: no number of runs decides it"
+    if leans in ("PASS", "FAIL") and n is None:
+        return (f"at the observed effect and spread more than {n_last} runs (the schedule's last look) would be "
+                f"needed to decide it ({leans.lower()}ing side, {FUTILITY_POWER:.0%} power)")
+    return ""
 
 
 def _rewrite_claims(path: Path, out: dict, final_claims: dict) -> None:
@@ -654,7 +738,9 @@ def _rewrite_claims(path: Path, out: dict, final_claims: dict) -> None:
             claims.append(_claim_from_json(d))
             continue
         what = {"WITHIN": f"settled: {r['within']}", "INCONCLUSIVE": "INCONCLUSIVE"}.get(r["verdict"], r["verdict"])
-        if r.get("stopped"):
+        if r.get("stopped") == "futility":
+            what += f" (stopped for futility: {r['futility']})"
+        elif r.get("stopped"):
             what += " (the CPU budget stopped the step)"
         note = (f"sequential rule: {what} at n = {r['decided_at_n']} runs (look {r['look']} of n = {sch}; "
                 f"{out['design']['spending']} spending, 2.5 % one-sided per direction; fixed-size verdict at "
@@ -742,7 +828,7 @@ def check_step(schedule, budget_s=None, spending: str = "obf", prefix: str = "")
 
 def step(name, folder, schedule="auto", budget_s=None, spending: str = "obf", *, cache_dir=None, n_jobs: int = 1,
          backend: str = "loky", scheduler: str | None = None, progress: bool = True, write: bool = True,
-         fresh: bool = False, prefix: str = "") -> dict:
+         fresh: bool = False, prefix: str = "", futility: bool = False) -> dict:
     """The sequential step on one folder, as ``make decide`` (:func:`main`) and a notebook's ``decide_*``
     parameters (:func:`bandits.experiments.notebook.run_sequential`) run it: the arguments checked
     (:func:`check_step`), the hooks of ``name`` (a name of :data:`HOOKS`, or a hooks object) loaded on ``folder``,
@@ -759,7 +845,8 @@ def step(name, folder, schedule="auto", budget_s=None, spending: str = "obf", *,
     check(prefix + "schedule", schedule, rule(lambda _: sch[0] == n0, f"run counts starting at {n0}, the runs each "
                                                                      f"claim in {folder} is tested on now (or 'auto')"))
     return decide(exp, folder, Design(sch, kind=spending), budget_s=budget, cache_dir=cache_dir, n_jobs=n_jobs,
-                  backend=backend, scheduler=scheduler, progress=progress, write=write, state=state, fresh=fresh)
+                  backend=backend, scheduler=scheduler, progress=progress, write=write, state=state, fresh=fresh,
+                  futility=futility)
 
 
 def summary(out: dict) -> str:
@@ -771,7 +858,7 @@ def summary(out: dict) -> str:
     for cid, r in out["claims"].items():
         v = r["verdict"] if r["verdict"] != WITHIN else f"SETTLED: {r['within']}"
         lines.append(f"  {cid}: {v}, decided at n = {r['decided_at_n']} runs (look {r['look']}; committed: "
-                     f"{r['committed_verdict']})" + (" [budget]" if r.get("stopped") else ""))
+                     f"{r['committed_verdict']})" + (f" [{r['stopped']}]" if r.get("stopped") else ""))
     for cid, why in out["not_covered"].items():
         lines.append(f"  {cid}: not covered by the rule ({why})")
     return "\n".join(lines)
@@ -848,6 +935,9 @@ def tables(n_sims: int = 100_000) -> str:
     des = Design((5, 10, 20, 40))
     parts.append("Within-margin stop, margin m = 0.5 s.d., schedule 5, 10, 20, 40, obf (100 000 sequences):\n\n"
                  + equivalence_table(des, 0.5, n_sims))
+    parts.append(f"The optional futility stop ({FUTILITY_POWER:.0%} power at the last look, non-binding) against none, "
+                 "Pocock spending, normal d, the same 20 000 sequences per row (seed 3):\n\n"
+                 + futility_table([Design(s, kind="pocock") for s in used_schedules()]))
     return "\n\n".join(parts)
 
 
@@ -873,6 +963,8 @@ def main(argv=None) -> int:
     d.add_argument("--backend", default="loky")
     d.add_argument("--scheduler", default=None)
     d.add_argument("--dry-run", action="store_true", help="do not write sequential.json")
+    d.add_argument("--futility", action="store_true", help="stop, before the last look, a claim that more runs than "
+                   "the last look's would be needed to decide (non-binding: no false PASS or FAIL added)")
     a = ap.parse_args(argv)
     if a.cmd == "tables":
         print(tables(a.n_sims))
@@ -894,7 +986,8 @@ def main(argv=None) -> int:
         ap.error(str(e))
     for name in a.names:
         out = step(name, Path(a.figures) / name, a.schedule or "auto", a.budget_s, a.spending, cache_dir=a.cache_dir,
-                   n_jobs=a.n_jobs, backend=a.backend, scheduler=a.scheduler, progress=True, write=not a.dry_run)
+                   n_jobs=a.n_jobs, backend=a.backend, scheduler=a.scheduler, progress=True, write=not a.dry_run,
+                   futility=a.futility)
         print(summary(out))
     return 0
 

@@ -102,6 +102,22 @@ def test_sequential_within_margin_stop_is_calibrated():
         assert r["fail"] <= S.simulate(des, d, 0.5, SEQ_SIMS, seed=8)["fail"] + 1e-12
 
 
+@pytest.mark.parametrize("schedule", SCHEDULES)
+def test_sequential_futility_stop_adds_no_false_pass_or_fail(schedule):
+    # the non-binding futility stop only removes sequences from later looks: at the threshold the rates stay
+    # within the level (and no higher than without it, on the same sequences); under an effect it stops some
+    des = S.Design(schedule, kind="pocock")
+    for d in ("normal", "t3"):
+        on = S.simulate(des, d, 0.0, SEQ_SIMS, seed=10, futility=True)
+        off = S.simulate(des, d, 0.0, SEQ_SIMS, seed=10)
+        _check([dict(on, kind="sequential", n=schedule[-1])])
+        assert on["pass"] <= off["pass"] + 1e-12 and on["fail"] <= off["fail"] + 1e-12, (d, on, off)
+        assert on["futile"] > 0.3 and on["mean_n"] < off["mean_n"]  # at the threshold most sequences are futile
+    # a one-s.d. effect is rarely stopped: the schedule decides it
+    eff = S.simulate(S.Design((10, 20, 40, 80), kind="pocock"), "normal", -1.0, 10_000, seed=11, futility=True)
+    assert eff["pass"] > 0.95 and eff["futile"] < 0.02
+
+
 def test_sequential_skewed_null_no_worse_than_the_t_test_at_its_first_look():
     # a centred lognormal(0, 1) is far from any t-type rule's reach (the fixed-size t-test alone wrongly PASSes
     # 10-18 % at n = 5..40); the looks add nothing beyond the t-test's own error at the smallest n
@@ -174,6 +190,26 @@ def test_sequential_step_end_to_end_on_a_synthetic_experiment(tmp_path):
     capped = S.decide(ex, folder, des, budget_s=cost2 + 1, cache_dir=tmp_path / "cache", write=False)
     assert capped["stopped"] == "budget" and "refused" in capped["stages"][-1]
     assert capped["cpu_s"] <= cost2 + 1
+
+
+def test_sequential_step_stops_a_tie_for_futility_and_aims_the_runs(tmp_path):
+    from bandits.experiments.toy_sequential import ToyExperiment
+
+    ex = ToyExperiment()  # A and C have the same mean: no number of runs decides "A below C"
+    folder = ex.make_folder(tmp_path / "toy", n0=3, cache_dir=tmp_path / "cache")
+    des = S.Design((3, 5, 10, 20), kind="pocock")
+    plain = S.decide(ex, folder, des, cache_dir=tmp_path / "cache", write=False)
+    aimed = S.decide(ex, folder, des, cache_dir=tmp_path / "cache", write=False, futility=True)
+    c = aimed["claims"]["toy-A-below-C"]
+    assert c["verdict"] == "INCONCLUSIVE" and c["stopped"] == "futility" and c["decided_at_n"] < 20, c
+    assert "runs (the schedule's last look)" in c["futility"] or "tie" in c["futility"]
+    assert aimed["futility"] is True and plain["futility"] is False
+    # the decided claims are the same; the stages after the stop add no runs to C's cell
+    for cid in ("toy-A-below-B", "toy-A-below-D"):
+        assert aimed["claims"][cid]["verdict"] == plain["claims"][cid]["verdict"]
+    later = [s for s in aimed["stages"] if s["n"] > c["decided_at_n"]]
+    assert all("'C'" not in s["cells"] for s in later)
+    assert "[futility]" in S.summary(aimed)
 
 
 def test_duets_hooks_on_the_committed_folder_without_runs():

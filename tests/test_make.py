@@ -392,6 +392,15 @@ def test_make_figures_passes_each_notebooks_sequential_design():
     assert all(d[0] in S.used_schedules() and name in S.HOOKS for name, d in S.FULL_MODE_DESIGNS.items())
 
 
+def test_make_decide_passes_spending_and_futility():
+    out = _make("-n", "decide", "DECIDE=fn_ucb", "SPENDING=pocock", "FUTILITY=1", "BUDGET_S=100")
+    assert out.returncode == 0, out.stderr
+    cmd = " ".join(out.stdout.split())
+    assert "-m bandits.sequential decide fn_ucb" in cmd and "--spending pocock --futility" in cmd
+    assert "--budget-s 100" in cmd
+    assert "--futility" not in " ".join(_make("-n", "decide").stdout.split())
+
+
 def test_make_bench_passes_bench_args():
     out = _make("-n", "bench", "BENCH_ARGS=floor --write")
     assert out.returncode == 0, out.stderr
