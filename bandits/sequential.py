@@ -653,8 +653,9 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
                                    progress=progress, desc=f"{exp.name} look {k + 1}", fn=exp.fn, scheduler=scheduler)
             rec = float(sum(float((r.get("meta") or {}).get("wall_time") or 0.0) for r in results))
             state = exp.add_results(state, tasks, results)
+            failed = sum(1 for r in results if (r.get("meta") or {}).get("failed"))  # diverged runs: counted, reported
             stage.update(runs=len(tasks), cached=stats.cached, computed=stats.computed, recorded_s=rec,
-                         wall_s=time.time() - t0)
+                         wall_s=time.time() - t0, failed=failed)
             out["stages"].append(stage)
             out["cpu_s"] += rec
         level = design.level(k)
@@ -861,6 +862,9 @@ def summary(out: dict) -> str:
                      f"{r['committed_verdict']})" + (f" [{r['stopped']}]" if r.get("stopped") else ""))
     for cid, why in out["not_covered"].items():
         lines.append(f"  {cid}: not covered by the rule ({why})")
+    failed = sum(int(s.get("failed") or 0) for s in out["stages"])
+    if failed:
+        lines.append(f"  {failed} of the added runs failed (a diverged run is left out of its cell's means)")
     return "\n".join(lines)
 
 
