@@ -864,7 +864,7 @@ def summary(out: dict) -> str:
         lines.append(f"  {cid}: not covered by the rule ({why})")
     failed = sum(int(s.get("failed") or 0) for s in out["stages"])
     if failed:
-        lines.append(f"  {failed} of the added runs failed (a diverged run is left out of its cell's means)")
+        lines.append(f"  {failed} of the added runs failed (diverged; how a failed run counts is the experiment's claims' rule)")
     return "\n".join(lines)
 
 
