@@ -139,3 +139,20 @@ def test_w_lists_equal_the_gather_then_mask(net6, name, extra_delay):
     a._W_lists = check
     _lockstep(a, b, env, 9)
     assert len(seen) >= 3
+
+
+def test_vectorised_tie_rule_makes_the_row_by_row_choices_and_draws():
+    # Coop's select: one generator for every agent's tie-break; the vectorised rule draws only for a row with an
+    # exact tie, in row order, so the choices and the generator's state after are those of the row-by-row rule
+    from bandits.algorithms.kernel_ucb import argmax_ties, argmax_ties_rows
+
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        n, K = int(rng.integers(1, 40)), int(rng.integers(1, 9))
+        sc = rng.integers(0, 3, size=(n, K)).astype(float) if trial % 2 else rng.standard_normal((n, K))
+        a, b = np.random.default_rng(trial), np.random.default_rng(trial)
+        assert np.array_equal([argmax_ties(s, a) for s in sc], argmax_ties_rows(sc, b))
+        assert a.random() == b.random()
+    assert np.array_equal(argmax_ties_rows(np.array([[1.0, 3.0, 3.0]]), None, "first"), [1])
+    with pytest.raises(ValueError):  # a row of NaN: the row-by-row rule's error, not a silent choice
+        argmax_ties_rows(np.array([[np.nan, np.nan]]), np.random.default_rng(0))

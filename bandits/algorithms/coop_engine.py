@@ -31,7 +31,7 @@ from .coop_dual import DualSolver
 from .coop_features import NystroemFeatures, feature_maps, method_seed
 from .coop_kz import NetworkKernelFactor
 from .coop_primal import PrimalSolver
-from .kernel_ucb import argmax_ties
+from .kernel_ucb import argmax_ties_rows
 from ..validation import check, fail, one_of, rule
 
 __all__ = ["NetworkKernelUCB"]
@@ -337,7 +337,7 @@ class NetworkKernelUCB(NetworkKernelFactor, PrimalSolver, DualSolver, Policy):
         if t == 0:
             return self.rng.integers(K, size=V)  # Alg. 1 l.5: Random(D_{v,1})
         sc = self.scores(t, arms)
-        ch = np.array([argmax_ties(s, self.rng) for s in sc], dtype=np.int64)
+        ch = argmax_ties_rows(sc, self.rng)  # the row-by-row tie rule, vectorised where a row has no tie
         if self.dist_mode and self.peripheral_mode != "copy_policy":
             for p in np.flatnonzero(~self.is_centre):
                 c, Dl = int(self.centre_of[p]), int(self.delta_c[p])
