@@ -63,7 +63,8 @@ class AsyncKernelUCBSequential(RunsTableHooks):
             r = runs[runs.env.isin(ex.HEAVY_ENVS) & (runs.method == m)]
             if len(r):
                 heavy[m] = int(r.groupby("env").rep.nunique().min())
-        return dict(params, n_runs=n, heavy_runs=heavy)
+        by_cell = {(str(e), str(m)): int(k) for (e, m), k in runs.groupby(["env", "method"]).rep.nunique().items()}
+        return dict(params, n_runs=n, heavy_runs=heavy, runs_by_cell=by_cell)
 
     def _claims(self, state, runs, level):
         from .async_kernelucb_claims import fig2_claims
