@@ -97,7 +97,7 @@ from .validation import check, integer, one_of, optional, real, rule
 __all__ = ["FULL_MODE_DESIGNS", "FUTILITY_POWER", "papermill_args", "used_schedules", "SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
            "power", "t_adjustment", "capture_comparisons", "decide_comparison", "covered", "SequentialExperiment", "decide",
            "summary", "HOOKS", "hooks_for", "tables", "main", "calibration_table", "power_table_md", "boundary_table", "futility_table",
-           "check_step", "default_schedule", "step", "read_claims", "read_committed", "next_reps", "round_margin"]
+           "check_step", "default_schedule", "step", "read_claims", "read_committed", "fixed_size_verdicts", "next_reps", "round_margin"]
 
 SPENDING = ("obf", "pocock")
 #: the nulls of the calibration: normal, Student t with 3 d.o.f. (heavy tails), lognormal(0, 1) centred (skewed)
@@ -593,6 +593,19 @@ def _claim_row(c, k, design, status, words, committed):
             "committed_verdict": committed, "detail": [p.text() for p in (c.parts or (c,))]}
 
 
+def fixed_size_verdicts(folder, fresh: bool = False) -> dict:
+    """Claim id → the fixed-size verdict of a committed folder: ``claims.json``'s, except where a step rewrote it
+    (``sequential.json``: the verdicts its last pass read at look 1), unless ``fresh`` (``claims.json`` was just
+    written from the folder's runs)."""
+    folder = Path(folder)
+    cj, sj = folder / "claims.json", folder / "sequential.json"
+    out = {c["id"]: c.get("verdict") for c in json.loads(cj.read_text())["claims"]} if cj.exists() else {}
+    if sj.exists() and not fresh:
+        prev = json.loads(sj.read_text()).get("claims", {})
+        out.update({cid: r["committed_verdict"] for cid, r in prev.items() if r.get("committed_verdict")})
+    return out
+
+
 def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=None, n_jobs: int = 1,
            backend: str = "loky", scheduler: str | None = None, progress: bool = False, write: bool = True,
            only: list | None = None, state=None, fresh: bool = False, futility: bool = False) -> dict:
@@ -617,13 +630,8 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
     from .runner import sweep
 
     folder = Path(folder)
-    committed = {}
     cj, sj = folder / "claims.json", folder / "sequential.json"
-    if cj.exists():
-        committed = {c["id"]: c.get("verdict") for c in json.loads(cj.read_text())["claims"]}
-    if sj.exists() and not fresh:  # a claims.json the step rewrote: the fixed-size verdicts are the ones its last pass read
-        prev = json.loads(sj.read_text()).get("claims", {})
-        committed.update({cid: r["committed_verdict"] for cid, r in prev.items() if r.get("committed_verdict")})
+    committed = fixed_size_verdicts(folder, fresh=fresh)
     if state is None:
         state = exp.load(folder)
     n0 = exp.n_runs(state)

@@ -378,6 +378,21 @@ def test_times_leave_out_an_opt_in_parameters_runs(tmp_path):
     assert "not counted: 1 runs of the opt-in `rank_cap_ablation` (30 s)" in nbtools.times_table(out)
 
 
+def test_opt_in_runs_match_the_notebooks_defaults_and_labels():
+    # TIMES.md leaves out OPT_IN_RUNS only while the notebook's default really does not run them, and the mark
+    # is the label the experiment gives those runs
+    import ast
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for folder, (param, default, mark) in nbtools.OPT_IN_RUNS.items():
+        src = (root / "notebooks" / f"{folder}.py").read_text(encoding="utf-8")
+        m = re.search(rf"^{param}\s*=\s*(.+?)\s*(#|$)", src, re.M)
+        assert m and repr(ast.literal_eval(m.group(1))) == default, (folder, param)
+        assert mark in (root / "bandits" / "experiments" / f"{folder}.py").read_text(encoding="utf-8")
+
+
 def test_make_figures_passes_each_notebooks_sequential_design():
     from bandits import sequential as S
 

@@ -20,12 +20,7 @@ def _committed(name):
     folder = FIG / name
     if not (folder / "claims.json").exists():
         pytest.skip(f"figures/{name} not committed")
-    verdicts = {c["id"]: c["verdict"] for c in json.loads((folder / "claims.json").read_text())["claims"]}
-    seq = folder / "sequential.json"
-    if seq.exists():  # a step rewrote claims.json: the fixed-size verdicts are those its look 1 read
-        prev = json.loads(seq.read_text()).get("claims", {})
-        verdicts.update({cid: r["committed_verdict"] for cid, r in prev.items() if r.get("committed_verdict")})
-    return folder, verdicts
+    return folder, S.fixed_size_verdicts(folder)  # a step's rewrite of claims.json read back to look 1's
 
 
 @pytest.fixture(scope="module")

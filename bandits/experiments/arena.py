@@ -85,7 +85,7 @@ for every kernel method of that protocol; ``variance_scale`` "gp" (DUETS' baseli
 cosine (DUETS' ℓ; cosine is h1's function family), γ_k = 1 on f1 (the centre of Async-KernelUCB's
 grid, ℓ = 1/√2), and on the classification bandits the median distance between their rows (our choice, the
 median heuristic; no paper runs a kernel method on this construction): 0.3 on shuttle, 0.4 on MAGIC (measured:
-0.28 and 0.43 over 2 000 rows drawn with seed 0). Those rows are FN-UCB's (§5.2, Assumption 1): NaN → −1 and
+0.29 and 0.43 over 2 000 of the environment's rows, drawn with seed 0). Those rows are FN-UCB's (§5.2, Assumption 1): NaN → −1 and
 L2-normalised, unit norm, without the official code's StandardScaler, whose rows (norms up to 32 on shuttle, 16
 on MAGIC) make full-batch network training at App. E's lr 0.01 diverge within a few rounds (the FN-UCB
 notebook's NOTE); the same rows for every method, so the arena stays common ground. FN-UCB and NeuralUCB

@@ -197,8 +197,9 @@ def method_runs(p: dict, env: str, method: str) -> int:
 
 
 def runs_text(n: int, m: int = PAPER_RUNS) -> str:
-    """``"3 of the paper's 10 runs"``."""
-    return f"{n} of the paper's {m} runs"
+    """``"3 of the paper's 10 runs"``; beyond the paper's count (a sequential step's added runs)
+    ``"20 runs (the paper: 10)"``."""
+    return f"{n} of the paper's {m} runs" if n <= m else f"{n} runs (the paper: {m})"
 
 
 def reduced_runs(p: dict, env: str) -> dict:

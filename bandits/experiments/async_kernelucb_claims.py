@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..claims import level_text
-from .async_kernelucb import ENV_DIM, LINEAR_METHODS, MUCH_SMALLER, PAPER_RUNS, Fig2Results, method_runs, runs_text
+from .async_kernelucb import ENV_DIM, LINEAR_METHODS, MUCH_SMALLER, Fig2Results, method_runs, runs_text
 from .claims import Claim
 from .common import fmt
 
@@ -33,12 +33,6 @@ def _ratio_or_scaled(a, b, side, bound, label, level, method):
                           level=level, reps_a=ra, reps_b=rb, **kw)
 
 
-def _runs_words(n: int) -> str:
-    """``runs_text`` up to the paper's count; beyond it (a sequential step's added runs) ``"20 runs (the paper: 10)"``."""
-    m = PAPER_RUNS
-    return runs_text(n) if n <= m else f"{n} runs (the paper: {m})"
-
-
 def _runs_note(p: dict, env: str, methods) -> str:
     """``" (3 of the paper's 10 runs; Approx-DisKernelUCB: 3 of ...)"``-style run counts of ``methods``
     on ``env``; comparisons pair the runs both methods have. ``p["runs_by_cell"]`` (the sequential step's
@@ -46,8 +40,8 @@ def _runs_note(p: dict, env: str, methods) -> str:
     by_cell = p.get("runs_by_cell") or {}
     counts = {m: int(by_cell.get((env, m), method_runs(p, env, m))) for m in methods}
     common = min(counts.values())
-    parts = [f"{m}: {_runs_words(n)}" for m, n in counts.items() if n != p["n_runs"]]
-    base = _runs_words(p["n_runs"])
+    parts = [f"{m}: {runs_text(n)}" for m, n in counts.items() if n != p["n_runs"]]
+    base = runs_text(p["n_runs"])
     if not parts:
         return base
     if len(methods) == 2:
