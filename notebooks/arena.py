@@ -38,8 +38,8 @@
 # * `mode="quick"` (default): N = 4, T = 40 (sync), N = 5, T = 150 (async), g ∈ {0.5, 2} on one tuning
 #   run, two values per communication knob, 3 tested runs. About 1–4 minutes on 2 cores.
 # * `mode="full"`: N = 10, T = 200 (sync), N = 50, T = 2000 (async), g ∈ {0.1, 0.2, 0.5, 1, 2, 5} on one
-#   tuning run, the full communication grids, 5 tested runs; the map below. Measured 1.5 h on 2 cores for
-#   both (2026-11-28, figures/arena/NOTE.md).
+#   tuning run, the full communication grids, 5 tested runs; the map below. Its time on 2 cores, from the
+#   runs' own recorded times: `figures/TIMES.md`.
 
 # %% tags=["parameters"]
 # parameters
