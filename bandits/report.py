@@ -567,10 +567,19 @@ def main(argv=None):
     elif argv[0] == "refresh-notebook" and len(argv) >= 2:
         for p in argv[1:]:
             refresh_notebook(p)
+    elif argv[0] == "note" and len(argv) >= 2:
+        from .experiments.notebook import NOTE_WRITERS, write_note
+
+        for folder in argv[1:]:
+            name = Path(folder).name
+            if name not in NOTE_WRITERS:
+                raise SystemExit(f"no note writer for {folder!r}: the folders whose NOTE.md is generated are named "
+                                 f"{', '.join(NOTE_WRITERS)} (bandits.experiments.notebook.NOTE_WRITERS)")
+            print(f"wrote {write_note(name, folder)}")
     else:
-        raise SystemExit("usage: python -m bandits.report [site | claims | refresh-notebook NOTEBOOK ...]\n"
+        raise SystemExit("usage: python -m bandits.report [site | claims | refresh-notebook NOTEBOOK ... | note FOLDER ...]\n"
                          "  (no argument: CLAIMS.md and the README summary; site: docs/_gen/ for make site;\n"
-                         "   claims: CLAIMS.md only)")
+                         "   claims: CLAIMS.md only; note: FOLDER/NOTE.md written from the folder's files)")
 
 
 if __name__ == "__main__":

@@ -345,9 +345,31 @@ def test_committed_claims_match_a_recompute_from_the_committed_runs():
     sys.path.insert(0, str(root / "tools"))
     import recompute_claims
 
-    committed = json.loads((root / "figures" / "arena" / "claims.json").read_text())
+    from bandits.sequential import fixed_size_verdicts
+
+    # the fixed-size verdicts: claims.json's, except where the sequential step rewrote it (sequential.json)
+    committed = fixed_size_verdicts(root / "figures" / "arena")
     _, claims = recompute_claims.recompute("arena")
-    assert {c["id"]: c["verdict"] for c in committed["claims"]} == {c.id: c.verdict for c in claims}
+    assert committed == {c.id: c.verdict for c in claims}
+
+
+def test_note_of_a_tiny_folder(tmp_path):
+    """The note writer on a folder the notebook's helpers wrote: every section there, failures listed."""
+    import json
+
+    from bandits.experiments import arena as ex
+    from bandits.experiments.arena_claims import note_markdown
+    from bandits.experiments.notebook import write_note
+
+    runs, tune = _constructed_runs(failed_rep=1), None
+    runs.to_csv(tmp_path / "results.csv", index=False)
+    p = _params()
+    (tmp_path / "provenance.json").write_text(json.dumps({"parameters": {k: v for k, v in p.items()}, "seed": 0,
+                                                          "mode": "quick", "git": {"commit": "0" * 40}}))
+    text = note_markdown(tmp_path)
+    assert "quick mode" in text and "## The fronts" in text and "The failed runs" in text
+    assert write_note("arena", tmp_path).read_text() == text
+    assert write_note("duets", tmp_path) is None
 
 
 # ------------------------------------------------------------------------------ tuning, units, batch rule, the map

@@ -31,7 +31,8 @@ import numpy as np
 from .arena import FINITE_ENVS, REAL_ENVS, SILENT, UNITS, ArenaResults, _env_dim
 from .claims import Claim
 
-__all__ = ["CLAIMS", "arena_claims", "headline", "headline_text", "front_ends", "break_even_table"]
+__all__ = ["CLAIMS", "arena_claims", "headline", "headline_text", "front_ends", "break_even_table", "load_folder",
+           "note_markdown"]
 
 _HYP = "the package's own hypothesis, not a paper's claim: "
 #: The arena's claims: ``{key: (the hypothesis, the check)}``; comm-pays's check has a second form,
@@ -370,3 +371,380 @@ def headline_text(res: ArenaResults) -> str:
         line += f"; {most} is on the most fronts ({counts[most]} of {n})"
         lines.append(line)
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ the folder's note, generated
+def _fmt_g(x) -> str:
+    return f"{x:g}" if isinstance(x, (int, float)) and math.isfinite(x) else "–"
+
+
+def _fmt_s(s: float) -> str:
+    s = float(s)
+    if s >= 3600:
+        return f"{int(s // 3600)} h {int(round(s % 3600 / 60)):02d} min"
+    if s >= 60:
+        return f"{int(s // 60)} min {int(round(s % 60)):02d} s"
+    return f"{s:.0f} s"
+
+
+def _range(x, f: str = ".2g") -> str:
+    lo, hi = float(np.min(x)), float(np.max(x))
+    return f"{lo:{f}}" if f"{lo:{f}}" == f"{hi:{f}}" else f"{lo:{f}}–{hi:{f}}"
+
+
+def _budget_label(b: float) -> str:
+    if b == 0:
+        return "0"
+    if math.isinf(b):
+        return "∞"
+    return f"1e{int(round(math.log10(b)))}"
+
+
+def _md_table(header, rows) -> list:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def load_folder(folder):
+    """An arena folder read back: ``(res, map_runs, provenance)``: :class:`ArenaResults` rebuilt from
+    ``results.csv`` and ``tuning.csv`` (the multipliers chosen again by
+    :func:`bandits.experiments.arena.select_explore`) with the parameters of ``provenance.json``, ``map.csv``
+    (None without it)."""
+    import json
+    import warnings
+    from pathlib import Path
+
+    import pandas as pd
+
+    from . import arena as ex
+
+    folder = Path(folder)
+    prov = json.loads((folder / "provenance.json").read_text())
+    pr = prov["parameters"]
+    p = ex.arena_params(prov.get("mode") or "full",
+                        **{k: v for k, v in pr.items() if k in ex._FULL and k != "grids"})
+    if "grids" in pr:
+        p["grids"] = pr["grids"]
+
+    def read(name):
+        f = folder / name
+        if not f.exists():
+            return None
+        df = pd.read_csv(f)
+        if "failed" in df:
+            df["failed"] = df["failed"].where(df["failed"].notna(), None)
+        return df
+
+    runs, tune, mruns = read("results.csv"), read("tuning.csv"), read("map.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        explore = ex.select_explore(tune) if tune is not None else {}
+    return ArenaResults(p, runs, ex.summarise(runs), tune=tune, explore=explore), mruns, prov
+
+
+def _note_runs(res, mruns, prov, folder) -> list:
+    import json
+
+    p, runs, tune = res.params, res.runs, res.tune
+    commit = (prov.get("git") or {}).get("commit") or "unknown"
+    dirty = (prov.get("git") or {}).get("dirty")
+    grid = ", ".join(_fmt_g(g) for g in p.get("explore", []))
+    n_tune = 0 if tune is None else len(tune)
+    lines = [f"- **Runs.** Commit `{commit[:7]}`{' (with uncommitted changes)' if dirty else ''}, master seed "
+             f"{prov.get('seed', 0)}, {prov.get('n_jobs', '?')} workers ({prov.get('backend', '?')}), arithmetic "
+             f"`{prov.get('arithmetic', '?')}`, written {prov.get('created', '?')}. Fronts: N = {p['N_sync']}, "
+             f"T = {p['T_sync']} (synchronous) and N = {p['N_async']}, T = {p['T_async']} (asynchronous), "
+             f"{len(set(runs.env))} environments; every method's exploration multiplier g ∈ {{{grid}}} chosen on "
+             f"{p.get('n_tune', 1)} tuning run(s) per g ({n_tune} runs, seeds apart from the tested ones), then "
+             f"every communication value on {p['n_runs']} tested runs ({len(runs)} runs, {len(res.points)} points)."]
+    if mruns is not None and len(mruns):
+        mr = mruns.drop_duplicates(["env", "N", "method", "value", "rep"])
+        lines[-1] += (f" The map: N ∈ {{{', '.join(str(n) for n in sorted(set(mr.N)))}}}, checkpoints t ∈ "
+                      f"{{{', '.join(str(t) for t in sorted(set(mruns.t)))}}}, "
+                      f"{int(mr.groupby(['env', 'N', 'method', 'value']).rep.nunique().max())} runs per point "
+                      f"({len(mr)} runs).")
+    sj = folder / "sequential.json"
+    if sj.exists():
+        s = json.loads(sj.read_text())
+        d = s.get("design", {})
+        sch = [lk["n"] for lk in d.get("looks", [])]
+        added = sum(int(st.get("runs", 0)) for st in s.get("stages", []))
+        failed = sum(int(st.get("failed", 0) or 0) for st in s.get("stages", []))
+        refused = [st for st in s.get("stages", []) if st.get("refused")]
+        decided = {}
+        for cid, r in s.get("claims", {}).items():
+            decided.setdefault(int(r.get("decided_at_n", 0)), []).append(r.get("verdict"))
+        at = "; ".join(f"n = {n}: " + ", ".join(f"{v.count(x)} {x}" for x in ("PASS", "FAIL", "WITHIN", "INCONCLUSIVE")
+                                                  if v.count(x))
+                       for n, v in sorted(decided.items()))
+        lines.append(f"- **The sequential step** (`bandits.sequential`, {d.get('spending', '?')} spending, looks at "
+                     f"n = {', '.join(str(n) for n in sch)} runs, budget "
+                     f"{_fmt_g(s['budget_s']) + ' CPU-s' if s.get('budget_s') else 'none'}): {added} runs added "
+                     f"({_fmt_s(s.get('cpu_s', 0.0))} of recorded run time, {failed} failed) to the points behind the "
+                     f"claims still open; claims decided at {at}."
+                     + (f" Stopped: {s['stopped']} ({refused[-1]['refused']})." if refused else "")
+                     + " The added runs live in the run cache; `results.csv` holds the notebook's tested runs.")
+    tt = [0.0 if tune is None else float(tune.wall_time.sum(skipna=True))]
+    sync = float(runs[runs.protocol == "sync"].wall_time.sum(skipna=True))
+    asy = float(runs[runs.protocol == "async"].wall_time.sum(skipna=True))
+    parts = [f"tuning {_fmt_s(tt[0])}", f"tested {_fmt_s(sync + asy)} (synchronous {_fmt_s(sync)}, asynchronous "
+                                        f"{_fmt_s(asy)})"]
+    total = tt[0] + sync + asy
+    if mruns is not None and len(mruns):
+        mr = mruns.drop_duplicates(["env", "N", "method", "value", "rep"])
+        msum = float(mr.wall_time.sum(skipna=True))
+        by = mr.groupby("method").wall_time.sum().sort_values(ascending=False)
+        parts.append(f"map {_fmt_s(msum)} ({by.index[0]} {_fmt_s(by.iloc[0])} of it)")
+        total += msum
+    lines.append(f"- **Time**, from the runs' own recorded times: {', '.join(parts)}; {_fmt_s(total)} in all "
+                 f"(`figures/TIMES.md` adds the sequential step's runs and gives the time on 2 cores).")
+    nf_t = 0 if tune is None else int(tune.failed.notna().sum())
+    nf = int(runs.failed.notna().sum())
+    nf_m = 0 if mruns is None else int(mruns.drop_duplicates(["env", "N", "method", "value", "rep"]).failed.notna().sum())
+    line = (f"- **Failures** (a run whose numbers broke down, `failed` column): {nf_t} of {n_tune} tuning runs, "
+            f"{nf} of {len(runs)} tested runs" + (f", {nf_m} map runs" if mruns is not None else "") + ".")
+    if nf_t + nf + nf_m:
+        line += (" A failed tuning run counts as +∞ in the selection; a failed tested run is left out of its point's "
+                 "mean and counts as the worst outcome of any comparison a claim makes with it.")
+    lines.append(line)
+    return lines
+
+
+def _failed_rows(res, mruns) -> list:
+    import pandas as pd
+
+    parts = [x.assign(stage=x.get("stage", s)) for x, s in ((res.tune, "tune"), (res.runs, "test")) if x is not None]
+    r = pd.concat(parts, ignore_index=True)
+    r = r[r.failed.notna()]
+    if "explore" not in r:
+        r = r.assign(explore=np.nan)
+    rows = [(st, f"{pr} {env}", m, _fmt_g(v), _fmt_g(g), int(rep), str(f)[:90])
+            for st, pr, env, m, v, g, rep, f in zip(r.stage, r.protocol, r.env, r.method, r.value, r.explore, r.rep,
+                                                    r.failed)]
+    if mruns is not None and "failed" in mruns:
+        m = mruns[mruns.failed.notna()].drop_duplicates(["env", "N", "method", "value", "rep"])
+        rows += [("map", f"async {e} N={n}", me, _fmt_g(v), _fmt_g(g), int(rep), str(f)[:90])
+                 for e, n, me, v, g, rep, f in zip(m.env, m.N, m.method, m.value, m.explore, m.rep, m.failed)]
+    return rows
+
+
+def _note_tuning(res) -> list:
+    ex_ = res.explore
+    if not ex_:
+        return []
+    tune = res.tune
+    all_failed = set()
+    if tune is not None:
+        for key, grp in tune.groupby(["protocol", "env", "method"], sort=False):
+            if grp.R_T.isna().all():
+                all_failed.add(key)
+    envs = list(dict.fromkeys(k[1] for k in ex_))
+    rows_keys = list(dict.fromkeys((k[0], k[2]) for k in ex_))
+    rows = []
+    for pr, m in rows_keys:
+        cells = []
+        for e in envs:
+            g = ex_.get((pr, e, m))
+            cells.append("–" if g is None else _fmt_g(g) + (" ᵃ" if (pr, e, m) in all_failed else ""))
+        rows.append([pr, m] + cells)
+    grid = [float(g) for g in res.params.get("explore", [])]
+    vals = [v for k, v in ex_.items() if k not in all_failed]
+    lo, hi = (min(grid), max(grid)) if grid else (math.nan, math.nan)
+    out = ["## Tuning: the multiplier g chosen per (protocol, environment, method)", "",
+           "The g of the shared grid with the lowest mean R(T) on the tuning runs (`tuning.csv`, "
+           "`bandits.experiments.arena.select_explore`).", ""]
+    out += _md_table(["protocol", "method"] + envs, rows)
+    out += [""]
+    foot = (f"Of the {len(vals)} choices, {sum(v == lo for v in vals)} sit on the grid's lower edge ({_fmt_g(lo)}) and "
+            f"{sum(v == hi for v in vals)} on its upper edge ({_fmt_g(hi)}).")
+    if all_failed:
+        foot = (f"ᵃ every tuning run failed at every g: g = 1, the method's own width, not a choice "
+                f"({len(all_failed)} cells). " + foot)
+    return out + [foot, ""]
+
+
+def _note_fronts(res) -> list:
+    fe = front_ends(res)
+    if fe.empty:
+        return []
+    out = ["## The fronts, in three units", "", "`headline_text` on these runs:", ""]
+    out += [f"- {ln}" for ln in headline_text(res).splitlines()]
+    pts = res.points
+    sc = fe[fe.unit == "scalars"]
+    lead = sc.low_regret_end.value_counts().index[0]
+    exc = sc[sc.low_regret_end != lead]
+    if len(exc):
+        bits = []
+        for r in exc.itertuples():
+            g = pts[(pts.protocol == r.protocol) & (pts.env == r.env)]
+            a = g[g.method == r.low_regret_end].sort_values("R_mean").iloc[0]
+            b = g[g.method == lead].sort_values("R_mean")
+            s = f"{r.protocol} {r.env}: {a.method} ({a.knob} = {_fmt_g(a.value)}) {a.R_mean:.1f} ± {a.R_se:.1f}"
+            if len(b):
+                b = b.iloc[0]
+                s += f" against {lead}'s best point {b.R_mean:.1f} ± {b.R_se:.1f}"
+            bits.append(s)
+        out += ["", f"Where {lead} does not hold the low-regret end in scalars (mean ± s.e. of R(T) over the tested "
+                    "runs; the claims test such differences, `claims.json`): " + "; ".join(bits) + "."]
+    envs = list(dict.fromkeys(pts.env))
+    rows = []
+    for pr in dict.fromkeys(pts.protocol):
+        row = [pr]
+        for e in envs:
+            f = sc[(sc.protocol == pr) & (sc.env == e)]
+            row.append(f.on_front.iloc[0] if len(f) else "–")
+        rows.append(row)
+    out += ["", "The methods on each front in scalars, cheapest first (`front_ends`):", ""]
+    out += _md_table(["protocol"] + envs, rows)
+    same = []
+    for (pr, e, m), g in pts.groupby(["protocol", "env", "method"], sort=False):
+        if len(g) > 1:
+            distinct = len(g[["R_mean", "C_mean"]].round(9).drop_duplicates())
+            if distinct < len(g):
+                same.append(f"{m} on {pr} {e} ({len(g)} values, {distinct} distinct point{'s' if distinct != 1 else ''})")
+    if same:
+        out += ["", "Communication values that give the same runs (their points coincide): " + "; ".join(same) + "."]
+    return out + [""]
+
+
+def _note_break_even(res, claims_json) -> list:
+    be = break_even_table(res)
+    be = be[np.isfinite(be.measured_ratio)]
+    if be.empty:
+        return []
+    rows = []
+    for env, g in be.groupby("env", sort=False):
+        cheap = g[g.measured_ratio < 1]
+        rows.append([env, _range(g.m, ".0f"), _range(g.measured_ratio, ".3g"),
+                     ", ".join(_fmt_g(d) for d in cheap.D) or "none",
+                     _range(cheap.R_Async / cheap.R_One) if len(cheap) else "–"])
+    out = ["## Break-even: when Nyström statistics are cheaper than raw points", "",
+           "Async-KernelUCB costs less than OneKernelUCB's raw sharing iff Σ_k (3 m_k² + d·m_k) < N·T·(d + 1) "
+           f"(`break_even_table`); the rule's ratio against the measured C_Async / C_One: "
+           f"{(be.measured_ratio / be.rule_ratio).min():.2f}–{(be.measured_ratio / be.rule_ratio).max():.2f} over "
+           f"its {len(be)} points."]
+    c = next((c for c in claims_json if c["id"] == "break-even-async"), None)
+    if c is not None:
+        out[-1] += f" Implementation check `break-even-async`: {c['verdict']} ({c['value']})."
+    out += ["", "Asynchronous protocol, final dictionary size m over Async-KernelUCB's D values:", ""]
+    out += _md_table(["env", "m", "C_Async / C_One", "D where C_Async < C_One", "R_Async / R_One there"], rows)
+    return out + [""]
+
+
+def _runs_of(segments) -> str:
+    """Consecutive budgets of one label joined: ``[(budget, label), ...] -> "A ≤ 1e3, B 1e4–∞"``."""
+    out, i = [], 0
+    while i < len(segments):
+        j = i
+        while j + 1 < len(segments) and segments[j + 1][1] == segments[i][1]:
+            j += 1
+        lab = segments[i][1]
+        b0, b1 = segments[i][0], segments[j][0]
+        if lab is not None:
+            if i == 0 and j > i:
+                rng = f"≤ {_budget_label(b1)}"
+            elif j == len(segments) - 1 and j > i:
+                rng = f"≥ {_budget_label(b0)}" if not math.isinf(b0) else "∞"
+            elif j > i:
+                rng = f"{_budget_label(b0)}–{_budget_label(b1)}"
+            else:
+                rng = _budget_label(b0)
+            out.append(f"{lab} {rng}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def _note_map(mruns, folder) -> list:
+    import json
+
+    from .arena_plots import _MAP_SHORT
+    from .arena_sequential import map_certainty
+
+    if mruns is None or not len(mruns):
+        return []
+    cert = map_certainty(mruns)
+    envs = list(dict.fromkeys(mruns.env))
+    first = min(set(mruns.t))
+    methods = mruns.drop_duplicates(["method", "value"])
+    what = "; ".join(f"{m} " + ("" if len(g) == 1 and not np.isfinite(g.value.iloc[0]) else
+                                ", ".join(_fmt_g(v) for v in sorted(g.value)))
+                     for m, g in methods.groupby("method", sort=False))
+    out = ["## The map: which method has the lowest mean R(t) within a budget of B scalars", "",
+           f"Asynchronous protocol, each method at the g the tuning chose for it; methods and values: {what}. "
+           "Per (N, t), the budgets B from 0 to ∞ with the label of the point with the lowest mean R(t) among those "
+           "whose mean C(t) ≤ B (`map_<env>.png`, `map.csv`, `bandits.experiments.arena_plots.map_table`); consecutive "
+           "budgets of one winner joined. A `?` marks a winner the runs do not separate from the runner-up (the best "
+           "point of another method within B; paired 95 % Student interval of their R(t) difference containing 0: "
+           "`bandits.experiments.arena_sequential.map_certainty`, hatched in the figures).", ""]
+    rows = []
+    for env in envs:
+        c = cert[cert.env == env]
+        last = max(set(c.t))
+        for N in sorted(set(c.N)):
+            row = [env, str(N), str(last)]
+            for t in (first, last):
+                seg = []
+                for r in c[(c.N == N) & (c.t == t)].sort_values("budget").itertuples():
+                    lab = None if r.winner is None else (
+                        _MAP_SHORT.get(r.winner, r.winner)
+                        + (f" ({_fmt_g(r.winner_value)})" if np.isfinite(r.winner_value) and r.winner in
+                           ("Async-KernelUCB", "Approx-DisKernelUCB", "FedLinUCB", "DisLinUCB") else "")
+                        + ("?" if r.status == "not separated" else ""))
+                    seg.append((float(r.budget), lab))
+                row.append(_runs_of(seg))
+            rows.append(row)
+    out += _md_table(["env", "N", "final t", f"t = {first}", "final t"], rows)
+    counts = []
+    for env in envs:
+        c = cert[(cert.env == env) & (cert.status != "empty")]
+        counts.append(f"{env} {int((c.status == 'not separated').sum())} of {len(c)}")
+    out += ["", "(N-K: N-KernelUCB, One: OneKernelUCB, Approx: Approx-DisKernelUCB, Async: Async-KernelUCB, "
+                "FedLin/DisLin: FedLinUCB/DisLinUCB; the communication value in brackets.) Cells whose winner is not "
+                "separated from the runner-up, over every checkpoint: " + ", ".join(counts) + "."]
+    ms = folder / "map_sequential.json"
+    if ms.exists():
+        s = json.loads(ms.read_text())
+        added = sum(int(st.get("runs", 0)) for st in s.get("stages", []))
+        out[-1] += f" The map's sequential step (`map_sequential.json`) added {added} runs."
+    return out + [""]
+
+
+def note_markdown(folder) -> str:
+    """``NOTE.md`` of an arena folder, written from its files only (never by hand): the runs (commit, sizes,
+    counts), the sequential step, the recorded times, the failures, the multipliers the tuning chose, the fronts
+    and the headline, the break-even rule, and the map with the cells it is not sure of. ``python -m
+    bandits.report note <folder>`` writes it; so does the notebook's last cell."""
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    res, mruns, prov = load_folder(folder)
+    cj = folder / "claims.json"
+    claims_json = json.loads(cj.read_text())["claims"] if cj.exists() else []
+    mode = prov.get("mode") or "?"
+    out = [f"# {folder.name}: {mode} mode", "",
+           "Written from this folder's files by `python -m bandits.report note` (the notebook's last cell does the "
+           "same); never edited by hand: every number below is read from `results.csv`, `tuning.csv`, `map.csv`, "
+           "`claims.json`, `sequential.json` and `provenance.json`. What the arena is, and why it is built so: the "
+           "notebook (`arena.ipynb`) and the docstring of `bandits/experiments/arena.py`.", ""]
+    out += _note_runs(res, mruns, prov, folder)
+    if claims_json:
+        from collections import Counter
+
+        v = Counter(c["verdict"] for c in claims_json)
+        out.append(f"- **Claims** (the package's own hypotheses and one implementation check; numbers, intervals, "
+                   f"verdicts and causes in `claims.json`): " + ", ".join(f"{v[k]} {k}" for k in
+                                                                      ("PASS", "FAIL", "WITHIN", "INCONCLUSIVE") if v[k]) + ".")
+    fr = _failed_rows(res, mruns)
+    if fr:
+        out += ["", "The failed runs:", ""]
+        out += _md_table(["stage", "protocol, env", "method", "value", "g", "rep", "error"], fr)
+    out += [""]
+    out += _note_tuning(res)
+    out += _note_fronts(res)
+    out += _note_break_even(res, claims_json)
+    out += _note_map(mruns, folder)
+    out += [f"Regenerate the runs with `make figures NOTEBOOKS=notebooks/arena.py`; this note alone with "
+            f"`python -m bandits.report note {folder.as_posix()}`."]
+    return "\n".join(out).rstrip() + "\n"

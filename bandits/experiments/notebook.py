@@ -30,7 +30,7 @@ from .claims import Claim, claims_table, write_claims
 from .common import resolve_out, validate_common
 
 __all__ = ["start_notebook", "finish_notebook", "default_cache_dir", "write_provenance", "CSV_FLOAT_FORMAT",
-           "results_rows", "write_results_csv", "check_decide", "run_sequential"]
+           "results_rows", "write_results_csv", "check_decide", "run_sequential", "NOTE_WRITERS", "write_note"]
 
 
 def default_cache_dir() -> str:
@@ -91,6 +91,34 @@ def start_notebook(*, mode, seed, n_jobs, backend, out, scheduler=None, datasets
     return out_dir
 
 
+#: Notebooks whose output folder gets a ``NOTE.md`` written from the folder's own files (never by hand), after the
+#: claims and the sequential step: notebook name → ``"module:function"``, the function taking the folder and
+#: returning the note's markdown. ``python -m bandits.report note FOLDER`` writes the same.
+NOTE_WRITERS = {"arena": "bandits.experiments.arena_claims:note_markdown"}
+
+
+def note_writer(name: str):
+    """The function that writes the ``NOTE.md`` of notebook ``name``'s folder (:data:`NOTE_WRITERS`), or None."""
+    import importlib
+
+    spec = NOTE_WRITERS.get(name)
+    if spec is None:
+        return None
+    mod, fn = spec.split(":")
+    return getattr(importlib.import_module(mod), fn)
+
+
+def write_note(name: str, out_dir) -> Path | None:
+    """Write ``out_dir/NOTE.md`` from the folder's files when notebook ``name`` has a note writer; the path, or
+    None."""
+    fn = note_writer(name)
+    if fn is None:
+        return None
+    path = Path(out_dir) / "NOTE.md"
+    path.write_text(fn(out_dir))
+    return path
+
+
 def finish_notebook(claims: list[Claim], params: dict, *, seed, out_dir, notebook: str, mode, n_jobs, backend,
                     about: dict, provenance_extra: dict | None = None, decide_schedule=None, decide_budget_s=None,
                     decide_spending: str = "obf", cache_dir=None) -> None:
@@ -107,12 +135,14 @@ def finish_notebook(claims: list[Claim], params: dict, *, seed, out_dir, noteboo
         extra["sequential"] = {"schedule": decide_schedule, "budget_s": decide_budget_s, "spending": decide_spending}
     write_provenance(params, seed, out_dir, extra)
     if decide_schedule is None:
+        write_note(Path(notebook).stem, out_dir)
         print(claims_table(claims))
         return
     from ..sequential import read_claims, summary
 
     out = run_sequential(Path(notebook).stem, out_dir, decide_schedule, decide_budget_s, decide_spending,
                          n_jobs=n_jobs, backend=backend, cache_dir=cache_dir)
+    write_note(Path(notebook).stem, out_dir)
     print(summary(out), end="\n\n")
     print(claims_table(read_claims(Path(out_dir) / "claims.json")))
 
