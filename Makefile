@@ -163,10 +163,10 @@ BENCH_ARGS ?=
 bench: $(STAMP) ## run the benchmarks (bandits.bench); BENCH_ARGS='floor --write', '--list', names ...
 	$(VPY) -m bandits.bench $(BENCH_ARGS)
 
-decide: $(STAMP) ## sequential step: runs in stages for the undecided claims of figures/<name> (DECIDE=duets BUDGET_S= SCHEDULE= SPENDING= FUTILITY=1)
+decide: $(STAMP) ## sequential step: runs in stages for the undecided claims of figures/<name> (DECIDE=duets BUDGET_S= SCHEDULE= SPENDING= FUTILITY=1: the futility stop from look 1, FUTILITY=k from look k)
 	$(VPY) -m bandits.sequential decide $(or $(strip $(DECIDE)),duets) --figures $(FIGURES_DIR) --n-jobs $(N_JOBS) \
 	  $(if $(strip $(BUDGET_S)),--budget-s $(BUDGET_S)) $(if $(strip $(SCHEDULE)),--schedule $(SCHEDULE)) \
-	  $(if $(strip $(SPENDING)),--spending $(SPENDING)) $(if $(strip $(FUTILITY)),--futility) \
+	  $(if $(strip $(SPENDING)),--spending $(SPENDING)) $(if $(strip $(FUTILITY)),--futility $(FUTILITY)) \
 	  $(if $(strip $(SCHEDULER)),--backend dask --scheduler $(SCHEDULER))
 
 data: $(STAMP) ## fetch the missing datasets into the data home (BANDITS_DATA_DIR, else the user cache)

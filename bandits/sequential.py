@@ -32,7 +32,8 @@ error (saying "within m" when the effect is :math:`t \pm m`) is that of two one-
 with the same boundaries, so at most :math:`\alpha` per side; stopping for it never adds a false PASS or FAIL.
 
 **Aimed: stopped for futility** (optional, non-binding; ``futility=True``, ``--futility``). At a look before the
-last, a claim still open whose observed effect and spread say that more runs than the schedule's last look would
+last (from look 1, or from a later look ``futility=k``, ``--futility k``: the looks before it run as the design
+without the stop, e.g. to repeat a committed look exactly and aim only the looks after it), a claim still open whose observed effect and spread say that more runs than the schedule's last look would
 be needed to decide it even with 10 % power (:data:`FUTILITY_POWER`; :func:`bandits.claims.runs_to_decide`, a
 one-sided t-test at the look's level, noncentral t), or that lies exactly on its threshold (a tie), stops
 INCONCLUSIVE "stopped for futility", and its
@@ -608,7 +609,7 @@ def fixed_size_verdicts(folder, fresh: bool = False) -> dict:
 
 def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=None, n_jobs: int = 1,
            backend: str = "loky", scheduler: str | None = None, progress: bool = False, write: bool = True,
-           only: list | None = None, state=None, fresh: bool = False, futility: bool = False) -> dict:
+           only: list | None = None, state=None, fresh: bool = False, futility: bool | int = False) -> dict:
     """The sequential step on a committed folder (see the module docstring): every claim the rule covers is
     judged at look 1 (the committed runs, ``design.schedule[0]`` of them) at the look's level; the claims not
     decided get runs in stages, on their cells only, through the run cache, each stage refused when its
@@ -619,7 +620,8 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
     ``exp.load(folder)`` returned, when the caller has loaded it already (:func:`step`). ``fresh``: ``claims.json`` was
     just written from the folder's runs (a notebook's last cell), so its verdicts are the fixed-size ones even where
     an earlier pass left a ``sequential.json`` (which this pass then overwrites). ``futility``: stop, before the last
-    look, a claim whose runs to decide exceed the last look's (the module docstring, "Aimed").
+    look, a claim whose runs to decide exceed the last look's (the module docstring, "Aimed"); ``True`` (or 1) from
+    look 1, an integer ``k`` from look ``k`` on (the earlier looks as without the stop).
 
     Returns:
         A dict with the keys ``design``, ``claims`` (claim id to its entry), ``not_covered`` (claim id to the
@@ -639,6 +641,9 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
     out = {"experiment": exp.name, "folder": _shown_path(folder), "design": design.describe(), "claims": {},
            "not_covered": {}, "stages": [], "cpu_s": 0.0, "budget_s": None if math.isinf(budget_s) else budget_s,
            "stopped": "", "futility": bool(futility)}
+    fut_from = _futility_from(futility)
+    if fut_from:
+        out["futility_from_look"] = fut_from
     margins = dict(getattr(exp, "margins", {}) or {})
     open_ids: list = []
     last, final_claims = {}, {}
@@ -685,7 +690,7 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
                 out["claims"][cid] = _claim_row(c, k, design, status, words, committed.get(cid))
                 out["claims"][cid]["margin"] = margins.get(cid)
                 open_ids.remove(cid)
-            elif futility and not final:
+            elif fut_from and k + 1 >= fut_from and not final:
                 why = _futile(c, design.schedule[-1])
                 if why:
                     out["claims"][cid] = _claim_row(c, k, design, "INCONCLUSIVE", "", committed.get(cid))
@@ -702,6 +707,19 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
         if cj.exists():
             _rewrite_claims(cj, out, final_claims)
     return out
+
+
+def _futility_from(futility) -> int:
+    """The first look (1-based) at which the futility stop may act: 0 (never) for ``False``/``None``/0, 1 for
+    ``True``, ``k`` for an integer ``k ≥ 1``."""
+    if futility is None or futility is False:
+        return 0
+    if futility is True:
+        return 1
+    k = int(futility)
+    if k < 0 or k != futility:
+        raise ValueError(f"futility: False, True or a look number >= 1, not {futility!r}")
+    return k
 
 
 def _shown_path(folder: Path) -> str:
@@ -837,7 +855,7 @@ def check_step(schedule, budget_s=None, spending: str = "obf", prefix: str = "")
 
 def step(name, folder, schedule="auto", budget_s=None, spending: str = "obf", *, cache_dir=None, n_jobs: int = 1,
          backend: str = "loky", scheduler: str | None = None, progress: bool = True, write: bool = True,
-         fresh: bool = False, prefix: str = "", futility: bool = False) -> dict:
+         fresh: bool = False, prefix: str = "", futility: bool | int = False) -> dict:
     """The sequential step on one folder, as ``make decide`` (:func:`main`) and a notebook's ``decide_*``
     parameters (:func:`bandits.experiments.notebook.run_sequential`) run it: the arguments checked
     (:func:`check_step`), the hooks of ``name`` (a name of :data:`HOOKS`, or a hooks object) loaded on ``folder``,
@@ -975,8 +993,10 @@ def main(argv=None) -> int:
     d.add_argument("--backend", default="loky")
     d.add_argument("--scheduler", default=None)
     d.add_argument("--dry-run", action="store_true", help="do not write sequential.json")
-    d.add_argument("--futility", action="store_true", help="stop, before the last look, a claim that more runs than "
-                   "the last look's would be needed to decide (non-binding: no false PASS or FAIL added)")
+    d.add_argument("--futility", nargs="?", type=int, const=1, default=0, metavar="LOOK",
+                   help="stop, before the last look, a claim that more runs than the last look's would be needed to "
+                   "decide (non-binding: no false PASS or FAIL added); from look 1, or from look LOOK on (the looks "
+                   "before it as without the stop)")
     a = ap.parse_args(argv)
     if a.cmd == "tables":
         print(tables(a.n_sims))

@@ -210,6 +210,15 @@ def test_sequential_step_stops_a_tie_for_futility_and_aims_the_runs(tmp_path):
     later = [s for s in aimed["stages"] if s["n"] > c["decided_at_n"]]
     assert all("'C'" not in s["cells"] for s in later)
     assert "[futility]" in S.summary(aimed)
+    # from a later look: the looks before it exactly as without the stop, the stop from that look on
+    late = S.decide(ex, folder, des, cache_dir=tmp_path / "cache", write=False, futility=3)
+    assert late["futility_from_look"] == 3
+    first = plain["stages"][0]
+    assert late["stages"][0]["cells"] == first["cells"] and late["stages"][0]["reps"] == first["reps"]
+    cl = late["claims"]["toy-A-below-C"]
+    assert cl["stopped"] == "futility" and cl["look"] >= 3, cl
+    with pytest.raises(ValueError, match="look number"):
+        S.decide(ex, folder, des, cache_dir=tmp_path / "cache", write=False, futility=-1)
 
 
 def test_duets_hooks_on_the_committed_folder_without_runs():

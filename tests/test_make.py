@@ -411,8 +411,10 @@ def test_make_decide_passes_spending_and_futility():
     out = _make("-n", "decide", "DECIDE=fn_ucb", "SPENDING=pocock", "FUTILITY=1", "BUDGET_S=100")
     assert out.returncode == 0, out.stderr
     cmd = " ".join(out.stdout.split())
-    assert "-m bandits.sequential decide fn_ucb" in cmd and "--spending pocock --futility" in cmd
+    assert "-m bandits.sequential decide fn_ucb" in cmd and "--spending pocock --futility 1" in cmd
     assert "--budget-s 100" in cmd
+    later = " ".join(_make("-n", "decide", "DECIDE=fn_ucb", "FUTILITY=2").stdout.split())
+    assert "--futility 2" in later
     assert "--futility" not in " ".join(_make("-n", "decide").stdout.split())
 
 
