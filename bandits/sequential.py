@@ -97,7 +97,7 @@ from .validation import check, integer, one_of, optional, real, rule
 
 __all__ = ["FULL_MODE_DESIGNS", "FUTILITY_POWER", "papermill_args", "used_schedules", "SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
            "power", "t_adjustment", "capture_comparisons", "decide_comparison", "covered", "SequentialExperiment", "decide",
-           "summary", "HOOKS", "hooks_for", "tables", "main", "calibration_table", "power_table_md", "boundary_table", "futility_table",
+           "summary", "HOOKS", "hooks_for", "STORED", "stored_state", "tables", "main", "calibration_table", "power_table_md", "boundary_table", "futility_table",
            "check_step", "default_schedule", "step", "read_claims", "read_committed", "fixed_size_verdicts", "next_reps", "round_margin"]
 
 SPENDING = ("obf", "pocock")
@@ -542,7 +542,10 @@ class SequentialExperiment(Protocol):
     * ``new_reps(state, n) -> list[int]``: the run indices to add so that every claim has ``n`` tested runs;
     * ``tasks(cells, reps, state) -> list[(config, rep)]`` and ``seed(state)``, ``fn``: what
       :func:`bandits.runner.sweep` runs (``fn`` None: the runner's own cell);
-    * ``add_results(state, tasks, results) -> state``: the state with the new runs' rows;
+    * ``add_results(state, tasks, results) -> state``: the state with the new runs' rows; or, so that the step
+      keeps its runs in the folder (:data:`STORED`) and a later pass resumes from them without the run cache,
+      the pair ``rows_of(state, tasks, results) -> {table: DataFrame}`` (the new runs' rows, as the folder's
+      tables hold them) and ``add_rows(state, {table: DataFrame}) -> state``;
     * ``cost_s(cell, state) -> float``: the recorded seconds of one run of ``cell`` (for the budget);
     * ``margins``: claim id → margin fixed before the runs (absent: no within-margin stop).
     """
@@ -616,7 +619,9 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
     estimated cost (the cells' recorded seconds per run × runs to add) would take the step over ``budget_s``.
 
     ``only``: claim ids to consider (default: every claim). With ``write``: writes ``folder/sequential.json`` and
-    rewrites ``folder/claims.json`` with the claims decided by the rule (:func:`_rewrite_claims`). ``state``: what
+    rewrites ``folder/claims.json`` with the claims decided by the rule (:func:`_rewrite_claims`), and, for hooks
+    with ``rows_of``/``add_rows``, keeps each look's runs in ``folder/sequential_runs/`` (:data:`STORED`) as the
+    look ends; a look whose runs are kept there (same cells, same run indices) is read back instead of run. ``state``: what
     ``exp.load(folder)`` returned, when the caller has loaded it already (:func:`step`). ``fresh``: ``claims.json`` was
     just written from the folder's runs (a notebook's last cell), so its verdicts are the fixed-size ones even where
     an earlier pass left a ``sequential.json`` (which this pass then overwrites). ``futility``: stop, before the last
@@ -634,6 +639,8 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
     folder = Path(folder)
     cj, sj = folder / "claims.json", folder / "sequential.json"
     committed = fixed_size_verdicts(folder, fresh=fresh)
+    if fresh and write:  # the folder's runs were just rewritten: runs kept by an earlier pass no longer belong
+        _clear_stored(folder)
     if state is None:
         state = exp.load(folder)
     n0 = exp.n_runs(state)
@@ -662,13 +669,28 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
                 break
             tasks = exp.tasks(cells, reps, state)
             t0 = time.time()
-            results, stats = sweep(tasks, exp.seed(state), n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
-                                   progress=progress, desc=f"{exp.name} look {k + 1}", fn=exp.fn, scheduler=scheduler)
-            rec = float(sum(float((r.get("meta") or {}).get("wall_time") or 0.0) for r in results))
-            state = exp.add_results(state, tasks, results)
-            failed = sum(1 for r in results if (r.get("meta") or {}).get("failed"))  # diverged runs: counted, reported
-            stage.update(runs=len(tasks), cached=stats.cached, computed=stats.computed, recorded_s=rec,
-                         wall_s=time.time() - t0, failed=failed)
+            keeps = hasattr(exp, "rows_of") and hasattr(exp, "add_rows")
+            kept, entry = _stored_rows(folder, k + 1, stage["cells"], reps) if keeps else (None, None)
+            if kept is not None:  # this look's runs, kept in the folder by an earlier pass
+                state = exp.add_rows(state, kept)
+                rec, failed = float(entry["recorded_s"]), int(entry["failed"])
+                stage.update(runs=len(tasks), cached=0, computed=0, stored=len(tasks), recorded_s=rec,
+                             wall_s=time.time() - t0, failed=failed)
+            else:
+                results, stats = sweep(tasks, exp.seed(state), n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
+                                       progress=progress, desc=f"{exp.name} look {k + 1}", fn=exp.fn,
+                                       scheduler=scheduler)
+                rec = float(sum(float((r.get("meta") or {}).get("wall_time") or 0.0) for r in results))
+                failed = sum(1 for r in results if (r.get("meta") or {}).get("failed"))  # diverged runs: counted
+                if keeps:
+                    rows = exp.rows_of(state, tasks, results)
+                    state = exp.add_rows(state, rows)
+                    if write:
+                        _store_rows(folder, k + 1, stage["cells"], reps, rows, rec, failed)
+                else:
+                    state = exp.add_results(state, tasks, results)
+                stage.update(runs=len(tasks), cached=stats.cached, computed=stats.computed, recorded_s=rec,
+                             wall_s=time.time() - t0, failed=failed)
             out["stages"].append(stage)
             out["cpu_s"] += rec
         level = design.level(k)
@@ -720,6 +742,96 @@ def _futility_from(futility) -> int:
     if k < 0 or k != futility:
         raise ValueError(f"futility: False, True or a look number >= 1, not {futility!r}")
     return k
+
+
+#: The sub-folder of a stepped folder that keeps the runs the step added (hooks with ``rows_of``/``add_rows``):
+#: ``<table>.csv`` per table of the hooks, each row with its ``look``, and ``manifest.json`` (per look: the cells,
+#: the run indices, the rows per table, the recorded seconds and the failed runs). The folder's files then hold
+#: every run a claim was decided on, and a later pass (``make decide``, a notebook's step) takes a look's runs from
+#: here when its cells and run indices are the same, whether or not the run cache still has them. A notebook's
+#: own pass (``fresh``: its runs were just rewritten) starts it anew. A sub-folder, so that ``figures/TIMES.md``
+#: counts these runs once (from ``sequential.json``), not as another run table.
+STORED = "sequential_runs"
+
+
+def _stored_manifest(folder: Path) -> dict:
+    f = folder / STORED / "manifest.json"
+    return json.loads(f.read_text()) if f.exists() else {"looks": {}}
+
+
+def _stored_rows(folder: Path, look: int, cells: list, reps: list):
+    """The stored rows of ``look`` (``{table: DataFrame}`` without the ``look`` column) when the manifest has that
+    look with the same cells and run indices, with its manifest entry; else ``(None, None)``."""
+    import pandas as pd
+
+    entry = _stored_manifest(folder)["looks"].get(str(look))
+    if not entry or entry.get("cells") != cells or [int(r) for r in entry.get("reps", [])] != [int(r) for r in reps]:
+        return None, None
+    out = {}
+    for table, n in entry.get("tables", {}).items():
+        f = folder / STORED / f"{table}.csv"
+        if not f.exists():
+            return None, None
+        df = pd.read_csv(f)
+        df = df[df["look"] == look].drop(columns=["look"]).reset_index(drop=True)
+        if len(df) != int(n):
+            return None, None
+        out[table] = df
+    return out, entry
+
+
+def _store_rows(folder: Path, look: int, cells: list, reps: list, tables: dict, recorded_s: float,
+                failed: int) -> None:
+    """Keep ``look``'s rows (and drop any stored look from ``look`` on, which they replace)."""
+    import pandas as pd
+
+    d = folder / STORED
+    d.mkdir(exist_ok=True)
+    man = _stored_manifest(folder)
+    man["looks"] = {k: v for k, v in man["looks"].items() if int(k) < look}
+    for table in set(tables) | {t for v in man["looks"].values() for t in v.get("tables", {})}:
+        f = d / f"{table}.csv"
+        old = pd.read_csv(f) if f.exists() else None
+        if old is not None:
+            old = old[old["look"] < look]
+        new = tables.get(table)
+        parts = [x for x in (old, None if new is None else new.assign(look=look)) if x is not None and len(x)]
+        if parts:
+            pd.concat(parts, ignore_index=True).to_csv(f, index=False)
+        elif f.exists():
+            f.unlink()
+    man["looks"][str(look)] = {"cells": cells, "reps": [int(r) for r in reps],
+                               "tables": {t: int(len(v)) for t, v in tables.items()},
+                               "recorded_s": float(recorded_s), "failed": int(failed)}
+    (d / "manifest.json").write_text(json.dumps(man, indent=1) + "\n")
+
+
+def _clear_stored(folder: Path) -> None:
+    d = folder / STORED
+    if d.exists():
+        for f in d.iterdir():
+            f.unlink()
+        d.rmdir()
+
+
+def stored_state(exp, folder, upto_look: int | None = None):
+    """The hooks' state of ``folder`` with the step's stored runs (:data:`STORED`) added, look by look up to
+    ``upto_look`` (default: all): the runs the claims of ``sequential.json`` were decided on, from the folder's
+    files alone. Requires hooks with ``add_rows``."""
+    import pandas as pd
+
+    folder = Path(folder)
+    state = exp.load(folder)
+    looks = sorted(int(k) for k in _stored_manifest(folder)["looks"])
+    for k in looks:
+        if upto_look is not None and k > upto_look:
+            break
+        tables = {}
+        for table in _stored_manifest(folder)["looks"][str(k)].get("tables", {}):
+            df = pd.read_csv(folder / STORED / f"{table}.csv")
+            tables[table] = df[df["look"] == k].drop(columns=["look"]).reset_index(drop=True)
+        state = exp.add_rows(state, tables)
+    return state
 
 
 def _shown_path(folder: Path) -> str:

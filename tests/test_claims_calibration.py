@@ -261,3 +261,68 @@ def test_fn_ucb_hooks_on_the_committed_folder_without_runs():
         ("1a", "cosine", "FN-UCB (N=2)"), ("1a", "cosine", "NeuralTS"), ("1a", "cosine", "NeuralUCB")]
     assert not any(c[0] == "4-select" for cells in state["cells"].values() for c in cells)
     assert min(ex.new_reps(state, 6)) > int(state["runs"].rep.max())
+
+
+def test_sequential_step_keeps_its_runs_in_the_folder_and_resumes_without_the_cache(tmp_path):
+    """The step keeps each look's runs in folder/sequential_runs/ as the look ends; a later pass with the run cache
+    gone reads them back (nothing computed again) and decides the same; the folder's files alone give the runs the
+    claims were decided on; a notebook's fresh pass starts the kept runs anew."""
+    import json
+
+    import pandas as pd
+
+    from bandits.experiments.toy_sequential import ToyExperiment
+
+    ex = ToyExperiment()
+    folder = ex.make_folder(tmp_path / "toy", n0=3, cache_dir=tmp_path / "cache0")
+    des = S.Design((3, 5, 10, 20), kind="pocock")
+    first = S.decide(ex, folder, des, cache_dir=tmp_path / "cache1", write=True)
+    kept = folder / S.STORED
+    man = json.loads((kept / "manifest.json").read_text())
+    ran = [st for st in first["stages"] if "refused" not in st]
+    assert ran and sorted(int(k) for k in man["looks"]) == [st["look"] for st in ran]
+    rows = pd.read_csv(kept / "runs.csv")
+    assert len(rows) == sum(st["runs"] for st in ran) and set(rows.look) == {st["look"] for st in ran}
+    # the run cache lost: every look read back from the folder, the same verdicts and the same recorded CPU
+    again = S.decide(ex, folder, des, cache_dir=tmp_path / "cache_empty", write=True)
+    assert all(st.get("stored") == st["runs"] and st["computed"] == 0 for st in again["stages"] if "refused" not in st)
+    assert {k: (v["verdict"], v["decided_at_n"]) for k, v in again["claims"].items()} == \
+           {k: (v["verdict"], v["decided_at_n"]) for k, v in first["claims"].items()}
+    assert again["cpu_s"] == pytest.approx(first["cpu_s"])
+    # the folder's files alone: each claim decided at a later look recomputed from the kept runs
+    for cid, r in first["claims"].items():
+        if r["look"] > 1:
+            state = S.stored_state(ex, folder, upto_look=r["look"])
+            got = {c.id: c for c in ex.claims(state, r["level"])}[cid]
+            assert got.verdict == r["verdict"] or r["verdict"] == "WITHIN", (cid, got.verdict, r)
+    # a notebook's own pass (its runs just rewritten) clears them
+    S.decide(ex, folder, S.Design((3,), kind="pocock"), cache_dir=tmp_path / "cache1", write=True, fresh=True)
+    assert not kept.exists()
+
+
+@pytest.mark.parametrize("name", ["fn_ucb", "duets"])
+def test_stored_rows_read_back_give_the_same_claims(name, tmp_path):
+    """The rows a look keeps in the folder (rows_of), written and read back as CSV, give the same claims as the
+    rows in memory (stand-in results: the engines are not run here)."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    folder = Path(__file__).resolve().parents[1] / "figures" / name
+    if not (folder / "runs.csv").exists():
+        pytest.skip(f"figures/{name} not committed")
+    ex = S.hooks_for(name)
+    state = ex.load(folder)
+    cells = next(c for c in (ex.claim_cells(k.id, state) for k in ex.claims(state, 0.95)) if c)
+    reps = ex.new_reps(state, 2 * ex.n_runs(state))
+    tasks = ex.tasks(cells, reps, state)
+    rng = np.random.default_rng(0)
+    T = int(state["params"]["T"])
+    results = [{"arrays": {"regret": rng.random(T), "comm_up": np.ones(T), "comm_down": np.ones(T)},
+                "meta": {"wall_time": 1.0, "comm_rounds": 3, "info": {"n_rounds": 5, "n_syncs": 2}}} for _ in tasks]
+    rows = ex.rows_of(state, tasks, results)
+    rows["runs"].to_csv(tmp_path / "runs.csv", index=False)
+    back = {"runs": pd.read_csv(tmp_path / "runs.csv")}
+    a = {c.id: (c.verdict, c.value) for c in ex.claims(ex.add_rows(state, rows), 0.95)}
+    b = {c.id: (c.verdict, c.value) for c in ex.claims(ex.add_rows(state, back), 0.95)}
+    assert a == b and ex.n_runs(ex.add_rows(state, back)) == ex.n_runs(ex.add_rows(state, rows))

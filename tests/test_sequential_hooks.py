@@ -311,3 +311,49 @@ def test_claim_reads_finds_the_cells_a_claim_compares():
 
     reads = claim_reads(claims, runs, ("arm",), ("x", "y"))
     assert reads == {"a-below-b": {(("A",), "x"), (("B",), "x")}, "c-ratio-a": {(("C",), "y"), (("A",), "y")}}
+
+
+def _fake_arena_test_cell(config, seed, rep):
+    """:func:`_fake_arena_cell` with the ledger totals the arena's rows read (``total_up``, ``messages``, ...)."""
+    r = _fake_arena_cell(config, seed, rep)
+    up = float(r["arrays"]["comm_up"].sum())
+    r["meta"] = {"wall_time": 0.01, "total_up": up, "total_down": up, "messages": int(up), "rounds": int(up)}
+    return r
+
+
+def test_arena_step_keeps_its_runs_in_the_folder_and_resumes_without_the_cache(tmp_path, arena_hooks):
+    """On a copy of the committed arena folder with a stand-in cell: each look's runs kept in
+    sequential_runs/runs.csv in the folder's own row format; a pass with the run cache gone reads them back and
+    decides the same; the kept rows give the claims from the folder's files alone."""
+    import shutil
+
+    from bandits.experiments.arena_sequential import ArenaSequential
+
+    h0, state0, folder0, _ = arena_hooks
+    folder = tmp_path / "arena"
+    folder.mkdir()
+    for f in ("results.csv", "tuning.csv", "provenance.json", "claims.json", "sequential.json"):
+        if (folder0 / f).exists():
+            shutil.copy(folder0 / f, folder / f)
+    n0 = h0.n_runs(state0)
+    des = S.Design((n0, 2 * n0), kind="pocock")
+    first = S.decide(ArenaSequential(fn=_fake_arena_test_cell), folder, des, cache_dir=tmp_path / "c1",
+                     backend="serial", write=True)
+    ran = [s for s in first["stages"] if "refused" not in s]
+    if not ran:
+        pytest.skip("every claim decided at look 1: no look to keep")
+    kept = pd.read_csv(folder / S.STORED / "runs.csv")
+    assert len(kept) == ran[0]["runs"] and set(kept.rep) == set(ran[0]["reps"])
+    assert {"protocol", "env", "method", "value", "rep", "R_T", "C", "wall_time", "look"} <= set(kept.columns)
+    again = S.decide(ArenaSequential(fn=_fake_arena_test_cell), folder, des, cache_dir=tmp_path / "c_empty",
+                     backend="serial", write=False)
+    assert again["stages"][0].get("stored") == ran[0]["runs"] and again["stages"][0]["computed"] == 0
+    assert {k: v["verdict"] for k, v in again["claims"].items()} == {k: v["verdict"] for k, v in first["claims"].items()}
+    h = ArenaSequential()
+    state = S.stored_state(h, folder)
+    assert h.n_runs(state) == 2 * n0
+    level = des.level(1)
+    built = {c.id: c.verdict for c in h.claims(state, level)}
+    for cid, r in first["claims"].items():
+        if r["look"] == 2 and r["verdict"] in ("PASS", "FAIL"):
+            assert built[cid] == r["verdict"], cid

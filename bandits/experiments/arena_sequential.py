@@ -150,6 +150,9 @@ class ArenaSequential(RunsTableHooks):
         """One row per run, as :func:`bandits.experiments.arena.run_arena` writes ``results.csv``."""
         return _failed_none(ex._rows(labels, results))
 
+    def _from_stored(self, rows):
+        return _failed_none(rows)
+
 
 # ------------------------------------------------------------------------------ the map
 def _map_ok(map_runs):

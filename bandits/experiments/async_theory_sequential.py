@@ -185,6 +185,10 @@ class AsyncTheorySequential(RunsTableHooks):
             rows.append(row)
         return pd.DataFrame(rows)
 
+    def _from_stored(self, rows):
+        """Kept rows read back: ``q`` and ``D`` as cell keys, as ``_read`` gives the committed rows."""
+        return rows.assign(q=rows.q.map(_num), D=rows.D.map(_num))
+
     # ---------------------------------------------------------------- cost
     def _costs(self, state) -> dict:
         """Cell → estimated seconds of one run (module docstring): the cache's record of the committed runs,

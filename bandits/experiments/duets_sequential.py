@@ -137,6 +137,16 @@ class DuetsSequential:
         return out
 
     def add_results(self, state, tasks, results):
+        return self.add_rows(state, self.rows_of(state, tasks, results))
+
+    def add_rows(self, state, tables):
+        import pandas as pd
+
+        new = tables["runs"]
+        reps = sorted(set(int(r) for r in new.rep.tolist()) - set(state["test"]))
+        return dict(state, runs=pd.concat([state["runs"], new], ignore_index=True), test=state["test"] + reps)
+
+    def rows_of(self, state, tasks, results):
         import pandas as pd
 
         N = state["params"]["N"]
@@ -150,9 +160,7 @@ class DuetsSequential:
                          "C_code": comm_curve(a["comm_up"], a["comm_down"], N, "code_uplink")[-1],
                          "comm_rounds": meta["comm_rounds"], "wall_time": meta["wall_time"],
                          "n_syncs": (meta.get("info") or {}).get("n_syncs", np.nan)})
-        new = pd.DataFrame(rows)
-        reps = sorted(set(new.rep.tolist()) - set(state["test"]))
-        return dict(state, runs=pd.concat([state["runs"], new], ignore_index=True), test=state["test"] + reps)
+        return {"runs": pd.DataFrame(rows)}
 
     def cost_s(self, cell, state) -> float:
         fn, m, b = cell

@@ -133,6 +133,18 @@ class FNUCBSequential:
         return tasks
 
     def add_results(self, state, tasks, results):
+        return self.add_rows(state, self.rows_of(state, tasks, results))
+
+    def add_rows(self, state, tables):
+        import pandas as pd
+
+        new = tables["runs"]
+        if "failed" in new:
+            new = new.assign(failed=new["failed"].astype(object).where(new["failed"].notna(), ""))
+        return dict(state, runs=pd.concat([state["runs"], new], ignore_index=True),
+                    n=state["n"] + len(set(new.rep.tolist())))
+
+    def rows_of(self, state, tasks, results):
         import pandas as pd
 
         rows = []
@@ -147,9 +159,7 @@ class FNUCBSequential:
             R = np.cumsum(a["regret"]) / c.N
             rows.append({**lab, "R_T": float(R[-1]), "rounds": float(meta["info"].get("n_rounds", 0) or 0),
                          "wall_time": meta["wall_time"], "failed": ""})
-        new = pd.DataFrame(rows)
-        return dict(state, runs=pd.concat([state["runs"], new], ignore_index=True),
-                    n=state["n"] + len(set(new.rep.tolist())))
+        return {"runs": pd.DataFrame(rows)}
 
     def cost_s(self, cell, state) -> float:
         r = state["runs"]

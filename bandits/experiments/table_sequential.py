@@ -173,12 +173,23 @@ class RunsTableHooks:
         state["_labels"] = labels
         return tasks
 
-    def add_results(self, state, tasks, results):
+    def _from_stored(self, rows):
+        """Rows read back from the step's stored table (:data:`bandits.sequential.STORED`) as ``_rows`` gives
+        them (a subclass whose ``_read`` normalises columns does the same here)."""
+        return rows
+
+    def rows_of(self, state, tasks, results):
+        return {"runs": self._rows(state["_labels"], results, state)}
+
+    def add_rows(self, state, tables):
         import pandas as pd
 
-        new = self._rows(state["_labels"], results, state)
+        new = self._from_stored(tables["runs"])
         runs = pd.concat([state["runs"], new], ignore_index=True)
         return dict(state, runs=runs, n=state["n"] + len(set(new.rep.tolist())))
+
+    def add_results(self, state, tasks, results):
+        return self.add_rows(state, self.rows_of(state, tasks, results))
 
     def cost_s(self, cell, state) -> float:
         """The mean recorded seconds of one run of ``cell`` (its failed runs left out)."""

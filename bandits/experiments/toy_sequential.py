@@ -94,12 +94,20 @@ class ToyExperiment:
     def tasks(self, cells, reps, state):
         return [(self.config(c), r) for c in cells for r in reps]
 
-    def add_results(self, state, tasks, results):
+    def rows_of(self, state, tasks, results):
         import pandas as pd
 
         rows = [{"arm": cfg["toy"], "rep": rep, "x": float(res["arrays"]["x"][0]),
                  "wall_time": res["meta"]["wall_time"]} for (cfg, rep), res in zip(tasks, results)]
-        return dict(state, runs=pd.concat([state["runs"], pd.DataFrame(rows)], ignore_index=True))
+        return {"runs": pd.DataFrame(rows, columns=["arm", "rep", "x", "wall_time"])}
+
+    def add_rows(self, state, tables):
+        import pandas as pd
+
+        return dict(state, runs=pd.concat([state["runs"], tables["runs"]], ignore_index=True))
+
+    def add_results(self, state, tasks, results):
+        return self.add_rows(state, self.rows_of(state, tasks, results))
 
     def cost_s(self, cell, state):
         r = state["runs"]
