@@ -357,3 +357,15 @@ def test_arena_step_keeps_its_runs_in_the_folder_and_resumes_without_the_cache(t
     for cid, r in first["claims"].items():
         if r["look"] == 2 and r["verdict"] in ("PASS", "FAIL"):
             assert built[cid] == r["verdict"], cid
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.parent.name for p in FIG.glob(f"*/{S.STORED}/manifest.json")))
+def test_committed_step_verdicts_are_rebuilt_from_the_folders_kept_runs(name):
+    """Every claim a committed step judged after look 1 is built again from the folder's files (its runs.csv and
+    the step's kept runs, sequential_runs/), at its look's level: the same verdict and effect as sequential.json."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import keep_step_runs
+
+    assert keep_step_runs.check_folder(name, FIG / name) == []
