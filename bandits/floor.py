@@ -276,7 +276,7 @@ def _record_coop(pol) -> list[dict]:
     return rounds
 
 
-def floor_coop(method: str, T: int = 40, V: int = 200, seed: int = 0, row: str = "linear") -> dict:
+def floor_coop(method: str, T: int = 40, V: int = 200, seed: int = 0, row: str = "linear", graph: str = "er") -> dict:
     """Coop- or Eager-KernelUCB, a row of Figure 1 on ER(V, 0.7) at the full mode's settings (γ = 1,
     8 arms, d = 10, K̂_z every 10 rounds; linear row: r_max = 10; RBF row: 32 Nyström features,
     r_max = 4, no rank cap), its first T rounds: the measured CPU time and the floor
@@ -287,7 +287,7 @@ def floor_coop(method: str, T: int = 40, V: int = 200, seed: int = 0, row: str =
     key = "T_linear" if row == "linear" else "T_rbf"
     T_full = fig1_params("full")[key]
     p = fig1_params("full", V=V, **{key: T})
-    env = make_env(env_spec(p, row, "er"), seed)
+    env = make_env(env_spec(p, row, graph), seed)
     cls = get_algorithm(method)
     params = cls.env_params(env, method_params(p, row, {}))
     pol = cls(V, T, env.dim, np.random.SeedSequence(seed), CommLedger(V, T), **params)
@@ -299,7 +299,8 @@ def floor_coop(method: str, T: int = 40, V: int = 200, seed: int = 0, row: str =
         for _ in rounds:
             w.kernel(V * p["K"], pol.D, env.dim).trsm(pol.D, V * p["K"])
     ranks = [r for rd in rounds for r, *_ in rd["models"]]
-    sizes = (f"{row} row, V = {V}, ER(0.7), the first T = {T} of {T_full} rounds, K = {p['K']}, d = {env.dim}: "
+    net = "ER(0.7)" if graph == "er" else graph
+    sizes = (f"{row} row, V = {V}, {net}, the first T = {T} of {T_full} rounds, K = {p['K']}, d = {env.dim}: "
              f"{len(pol.reps)} models, rank mean {np.mean(ranks):.1f} (p = r·D up to {max(ranks) * pol.D})")
     return {"sizes": sizes, "work": w, "measured_s": s, "T": T, "T_full": T_full}
 
@@ -540,6 +541,13 @@ FLOOR_ENGINES: dict[str, dict] = {
     "Coop-KernelUCB": {"fn": lambda: floor_coop("Coop-KernelUCB"),
                        "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Coop-KernelUCB"], {"row": "linear"}),
                                 ("arena", ["results.csv", "tuning.csv"], "method", ["Coop-KernelUCB"])]},
+    # the linear row's costliest networks (their runs are in the Coop-KernelUCB row's sum too): many small models
+    "Coop-KernelUCB (Twitch)": {"fn": lambda: floor_coop("Coop-KernelUCB", graph="twitch"),
+                                "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Coop-KernelUCB"],
+                                          {"row": "linear", "graph": "twitch"})]},
+    "Coop-KernelUCB (as-733)": {"fn": lambda: floor_coop("Coop-KernelUCB", graph="as733"),
+                                "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Coop-KernelUCB"],
+                                          {"row": "linear", "graph": "as733"})]},
     "Coop-KernelUCB (RBF row)": {"fn": lambda: floor_coop("Coop-KernelUCB", row="rbf"),
                                  "runs": [("coop_kernelucb", ["runs.csv"], "method", ["Coop-KernelUCB"],
                                            {"row": "rbf"})]},

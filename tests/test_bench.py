@@ -195,7 +195,9 @@ def test_floor_engines_run_at_toy_sizes():
     for r in outs:
         assert r["measured_s"] >= 0 and r["work"].floor(RATES) > 0 and r["sizes"]
     assert set(bench.FLOOR_ENGINES) == {"Eager-KernelUCB", "Coop-KernelUCB", "Eager-KernelUCB (RBF row)",
-                                        "Coop-KernelUCB (RBF row)", "Approx-DisKernelUCB", "Async-KernelUCB",
+                                        "Coop-KernelUCB (RBF row)", "Coop-KernelUCB (Twitch)",
+                                        "Coop-KernelUCB (as-733)", "Approx-DisKernelUCB", "Async-KernelUCB",
                                         "OneKernelUCB", "FN-UCB", "NeuralUCB", "NeuralTS"}
+    assert "twitch" in bench.floor_coop("Coop-KernelUCB", T=3, V=12, graph="twitch")["sizes"]
     r = bench.floor_coop("Eager-KernelUCB", T=3, V=12, row="rbf")
     assert r["sizes"].startswith("rbf row") and r["work"].elem > 0  # the arms' Nyström features
