@@ -484,7 +484,10 @@ def _note_runs(res, mruns, prov, folder) -> list:
                      f"({_fmt_s(s.get('cpu_s', 0.0))} of recorded run time, {failed} failed) to the points behind the "
                      f"claims still open; claims decided at {at}."
                      + (f" Stopped: {s['stopped']} ({refused[-1]['refused']})." if refused else "")
-                     + " The added runs live in the run cache; `results.csv` holds the notebook's tested runs.")
+                     + (" The added runs are kept in `sequential_runs/` (a row per run, with its look); "
+                        if (folder / "sequential_runs" / "manifest.json").exists() else
+                        " The added runs are in the run cache only; ")
+                     + "`results.csv` holds the notebook's tested runs, which the figures and the tables below show.")
     tt = [0.0 if tune is None else float(tune.wall_time.sum(skipna=True))]
     sync = float(runs[runs.protocol == "sync"].wall_time.sum(skipna=True))
     asy = float(runs[runs.protocol == "async"].wall_time.sum(skipna=True))
