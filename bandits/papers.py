@@ -359,9 +359,8 @@ PAPERS: tuple[Paper, ...] = (
                       "Assumption 1 states and §5.2's protocol (Zhang et al. 2021) does; the official code also "
                       "standardises every feature after the row normalisation (rows of norm up to 32), under which "
                       "full-batch training at lr 0.01 diverges in some runs. The official code's rows are the "
-                      "option `standardize=True`, kept for the \"[official]\" curves. The committed full-mode run "
-                      "predates this default: its text-training curves on MAGIC and shuttle used the standardised "
-                      "rows, and are re-run on the unit-norm default next."),
+                      "option `standardize=True`, kept for the \"[official]\" curves; the committed full-mode run's text-training "
+                      "curves use the unit-norm default (figures/fn_ucb/NOTE.md)."),
             Deviation("App. E (weight decay)", "Weight decay is λ divided by the number of points here, by the number "
                       "of training calls in the code (equal with the code's training subset)."),
             Deviation("Algorithm 1, line 9 (UCB_b)", "UCB_b reads a snapshot of the local inverses taken at the last "

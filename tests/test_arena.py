@@ -511,3 +511,14 @@ def test_map_tasks_table_and_figure(tmp_path):
     assert arp.plot_map(m, "hartmann4").axes
     with pytest.raises(ParameterError, match="'methods'"):
         ar.map_params("quick", methods={"DUETS": [1.0]})
+def test_committed_note_is_written_from_the_folder():
+    """figures/arena/NOTE.md is what `python -m bandits.report note figures/arena` writes from the folder's files
+    (so no number in it can go stale)."""
+    from pathlib import Path
+
+    from bandits.experiments.arena_claims import note_markdown
+
+    folder = Path(__file__).resolve().parents[1] / "figures" / "arena"
+    assert (folder / "NOTE.md").read_text() == note_markdown(folder)
+
+

@@ -109,7 +109,7 @@ shrinks for the agents after it. This is a choice of this package: no paper runs
 on a shared domain. Its accounting (the class docstring): the same scalars and rounds, more messages (each
 x travels ahead of its y). ``"async"`` keeps ``batch="none"`` (one client per step: the two rules are the
 same). Each run records ``same_query``, the number of rounds in which every active agent queried one
-candidate (:class:`QueryDiversity`), so the effect stays measured (figures/arena/NOTE.md).
+candidate (:class:`QueryDiversity`), so the effect stays measured (``points.csv``, column ``same_query``).
 
 Regret–communication fronts and budgets
 ---------------------------------------
@@ -543,8 +543,9 @@ def select_explore(tune) -> dict:
     """``(protocol, env, method) -> g`` with the lowest mean R(T) over the tuning runs (a failed run
     counts as +inf; ties: the first value of the grid). Where every ``g`` failed the runs cannot choose:
     ``g = 1`` (the method's own default width, not a value the grid's order picked), with a warning.
-    (Before this rule the tie rule took the grid's first value, 0.1, there: the committed full-mode run's
-    FN-UCB and NeuralUCB on synchronous MAGIC, figures/arena/NOTE.md.)"""
+    (Before this rule the tie rule took the grid's first value, 0.1, there: FN-UCB and NeuralUCB on synchronous
+    MAGIC in a full-mode run on the official code's standardised rows, where their networks diverged; on the
+    unit-norm rows the arena uses no tuning run fails.)"""
     import warnings
 
     out = {}

@@ -406,6 +406,17 @@ def _md_table(header, rows) -> list:
     return out
 
 
+def _repo_path(folder) -> str:
+    """``folder`` relative to the repository when inside it (a committed note names no machine's paths)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    try:
+        return Path(folder).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return Path(folder).as_posix()
+
+
 def load_folder(folder):
     """An arena folder read back: ``(res, map_runs, provenance)``: :class:`ArenaResults` rebuilt from
     ``results.csv`` and ``tuning.csv`` (the multipliers chosen again by
@@ -451,7 +462,7 @@ def _note_runs(res, mruns, prov, folder) -> list:
     dirty = (prov.get("git") or {}).get("dirty")
     grid = ", ".join(_fmt_g(g) for g in p.get("explore", []))
     n_tune = 0 if tune is None else len(tune)
-    lines = [f"- **Runs.** Commit `{commit[:7]}`{' (with uncommitted changes)' if dirty else ''}, master seed "
+    lines = [f"- **Runs.** Commit `{commit[:7]}`{' (the working tree not clean when provenance.json was written: the folder being written counts)' if dirty else ''}, master seed "
              f"{prov.get('seed', 0)}, {prov.get('n_jobs', '?')} workers ({prov.get('backend', '?')}), arithmetic "
              f"`{prov.get('arithmetic', '?')}`, written {prov.get('created', '?')}. Fronts: N = {p['N_sync']}, "
              f"T = {p['T_sync']} (synchronous) and N = {p['N_async']}, T = {p['T_async']} (asynchronous), "
@@ -749,5 +760,5 @@ def note_markdown(folder) -> str:
     out += _note_break_even(res, claims_json)
     out += _note_map(mruns, folder)
     out += [f"Regenerate the runs with `make figures NOTEBOOKS=notebooks/arena.py`; this note alone with "
-            f"`python -m bandits.report note {folder.as_posix()}`."]
+            f"`python -m bandits.report note {_repo_path(folder)}`."]
     return "\n".join(out).rstrip() + "\n"
