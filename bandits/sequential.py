@@ -822,15 +822,14 @@ def stored_state(exp, folder, upto_look: int | None = None):
 
     folder = Path(folder)
     state = exp.load(folder)
-    looks = sorted(int(k) for k in _stored_manifest(folder)["looks"])
-    for k in looks:
+    looks = _stored_manifest(folder)["looks"]
+    names = {t for v in looks.values() for t in v.get("tables", {})}
+    kept = {t: pd.read_csv(folder / STORED / f"{t}.csv") for t in names}
+    for k in sorted(int(k) for k in looks):
         if upto_look is not None and k > upto_look:
             break
-        tables = {}
-        for table in _stored_manifest(folder)["looks"][str(k)].get("tables", {}):
-            df = pd.read_csv(folder / STORED / f"{table}.csv")
-            tables[table] = df[df["look"] == k].drop(columns=["look"]).reset_index(drop=True)
-        state = exp.add_rows(state, tables)
+        state = exp.add_rows(state, {t: kept[t][kept[t]["look"] == k].drop(columns=["look"]).reset_index(drop=True)
+                                     for t in looks[str(k)].get("tables", {})})
     return state
 
 

@@ -31,3 +31,39 @@ def test_finish_notebook_writes_claims_provenance_and_prints_the_table(tmp_path,
     assert c["paper"] == "X" and c["mode"] == "quick" and c["claims"][0]["kind"] == "paper"
     p = json.loads((tmp_path / "provenance.json").read_text())
     assert p["seed"] == 3 and p["notebook"] == "x.ipynb" and p["parameters"] == {"T": 10}
+
+
+def test_unpair_reencodes_embedded_pngs_smaller(tmp_path):
+    """tools/nbtools.py unpair: the jupytext metadata removed and an embedded matplotlib PNG re-encoded with a
+    palette, smaller and still a PNG of the same size."""
+    import base64
+    import io
+    import json
+    import sys
+    from pathlib import Path
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import nbtools
+
+    fig, ax = plt.subplots()
+    for k in range(8):
+        ax.plot(range(50), [k * i ** 0.5 for i in range(50)], marker="o")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=150)
+    plt.close(fig)
+    png = base64.b64encode(buf.getvalue()).decode()
+    nb = {"cells": [{"cell_type": "code", "source": "", "metadata": {}, "execution_count": 1,
+                     "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"image/png": png}}]}],
+          "metadata": {"jupytext": {"formats": "ipynb,py"}}, "nbformat": 4, "nbformat_minor": 5}
+    p = tmp_path / "nb.ipynb"
+    p.write_text(json.dumps(nb))
+    nbtools.unpair([p])
+    out = json.loads(p.read_text())
+    new = out["cells"][0]["outputs"][0]["data"]["image/png"]
+    assert "jupytext" not in out["metadata"] and len(new) < len(png)
+    assert Image.open(io.BytesIO(base64.b64decode(new))).size == Image.open(buf).size

@@ -90,7 +90,8 @@ def check_folder(name: str, folder: Path) -> list[str]:
             eff = getattr(c, "effect", None)
             same_effect = (eff is not None and r.get("effect") is not None
                            and abs(float(eff) - float(r["effect"])) <= 1e-9 * max(1.0, abs(float(r["effect"]))))
-            same_verdict = c is not None and (c.verdict == r["verdict"] or r["verdict"] in ("WITHIN", "INCONCLUSIVE"))
+            # WITHIN is the step's own stop (a margin); the claim itself then reads INCONCLUSIVE
+            same_verdict = c is not None and c.verdict == ("INCONCLUSIVE" if r["verdict"] == "WITHIN" else r["verdict"])
             if not (same_verdict and same_effect):
                 bad.append(f"{cid}: recorded {r['verdict']} (effect {r.get('effect')}) at n = {r['decided_at_n']}, from "
                            f"the kept runs {getattr(c, 'verdict', None)} (effect {eff})")

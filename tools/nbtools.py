@@ -116,11 +116,37 @@ def preflight(out_root, notebooks, options) -> list[str]:
     return problems
 
 
+def _small_png(b64: str) -> str:
+    """A PNG output re-encoded with a 256-colour palette when that is smaller (matplotlib's line plots use a
+    few colours, so the picture is the same to the eye); the figure files beside the notebook keep full colour."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    raw = base64.b64decode(b64)
+    img = Image.open(io.BytesIO(raw)).convert("RGB").quantize(256)
+    out = io.BytesIO()
+    img.save(out, format="PNG", optimize=True)
+    return base64.b64encode(out.getvalue()).decode() + "\n" if out.tell() < len(raw) else b64
+
+
 def unpair(paths) -> None:
-    """Remove the ``jupytext`` notebook metadata from executed copies (rewritten in place)."""
+    """Executed copies, rewritten in place: the ``jupytext`` notebook metadata removed, and the embedded PNG
+    outputs re-encoded with a palette where that is smaller (:func:`_small_png`), so that an executed notebook
+    stays under the repository's 2 MB per file."""
     for path in map(Path, paths):
         nb = _read(path)
-        if nb.get("metadata", {}).pop("jupytext", None) is not None:
+        changed = nb.get("metadata", {}).pop("jupytext", None) is not None
+        for cell in nb.get("cells", []):
+            for o in cell.get("outputs", []):
+                data = o.get("data") or {}
+                if "image/png" in data:
+                    old = "".join(data["image/png"]) if isinstance(data["image/png"], list) else data["image/png"]
+                    new = _small_png(old)
+                    if new != old:
+                        data["image/png"], changed = new, True
+        if changed:
             path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

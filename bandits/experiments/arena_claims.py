@@ -499,12 +499,12 @@ def _note_runs(res, mruns, prov, folder) -> list:
                         if (folder / "sequential_runs" / "manifest.json").exists() else
                         " The added runs are in the run cache only; ")
                      + "`results.csv` holds the notebook's tested runs, which the figures and the tables below show.")
-    tt = [0.0 if tune is None else float(tune.wall_time.sum(skipna=True))]
+    tuning_s = 0.0 if tune is None else float(tune.wall_time.sum(skipna=True))
     sync = float(runs[runs.protocol == "sync"].wall_time.sum(skipna=True))
     asy = float(runs[runs.protocol == "async"].wall_time.sum(skipna=True))
-    parts = [f"tuning {_fmt_s(tt[0])}", f"tested {_fmt_s(sync + asy)} (synchronous {_fmt_s(sync)}, asynchronous "
+    parts = [f"tuning {_fmt_s(tuning_s)}", f"tested {_fmt_s(sync + asy)} (synchronous {_fmt_s(sync)}, asynchronous "
                                         f"{_fmt_s(asy)})"]
-    total = tt[0] + sync + asy
+    total = tuning_s + sync + asy
     if mruns is not None and len(mruns):
         mr = mruns.drop_duplicates(["env", "N", "method", "value", "rep"])
         msum = float(mr.wall_time.sum(skipna=True))
