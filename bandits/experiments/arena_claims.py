@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 
 from .arena import FINITE_ENVS, REAL_ENVS, SILENT, UNITS, ArenaResults, _env_dim
-from .claims import Claim
+from .claims import Claim, md_table, repo_path
 
 __all__ = ["CLAIMS", "arena_claims", "headline", "headline_text", "front_ends", "break_even_table", "load_folder",
            "note_markdown"]
@@ -400,21 +400,7 @@ def _budget_label(b: float) -> str:
     return f"1e{int(round(math.log10(b)))}"
 
 
-def _md_table(header, rows) -> list:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return out
-
-
-def _repo_path(folder) -> str:
-    """``folder`` relative to the repository when inside it (a committed note names no machine's paths)."""
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    try:
-        return Path(folder).resolve().relative_to(root).as_posix()
-    except ValueError:
-        return Path(folder).as_posix()
+_md_table, _repo_path = md_table, repo_path  # shared with the other generated notes
 
 
 def load_folder(folder):

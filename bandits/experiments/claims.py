@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from ..validation import check, one_of, optional, rule
 
-__all__ = ["KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
+__all__ = ["md_table", "repo_path", "KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
            "summary_line", "kind_summary", "claims_table", "write_claims"]
 
 #: What a claim is: a statement of the paper, a check of this package's implementation, or a hypothesis of
@@ -275,3 +275,19 @@ def write_claims(claims: list[Claim], out: str | os.PathLike, extra: dict | None
     p.write_text(json.dumps(payload, indent=2))
     return p
 
+
+# ----------------------------------------------------------------------------- generated notes
+def md_table(header, rows) -> list:
+    """A markdown table as a list of lines (the generated ``NOTE.md`` files)."""
+    out = ["| " + " | ".join(str(h) for h in header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def repo_path(folder) -> str:
+    """``folder`` relative to the repository when inside it (a committed note names no machine's paths)."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        return Path(folder).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return Path(folder).as_posix()
