@@ -257,3 +257,14 @@ def test_gamma_sensitivity_plot_without_its_environments():
 
     fig = exp.plot_gamma_sensitivity(pd.DataFrame())
     assert "none of its environments" in fig.axes[0].texts[0].get_text()
+
+
+def test_committed_note_is_written_from_the_folder():
+    """figures/async_kernelucb/NOTE.md is what `python -m bandits.report note figures/async_kernelucb` writes from the
+    folder's files (so no number in it can go stale)."""
+    from pathlib import Path
+
+    from bandits.experiments.async_kernelucb_claims import note_markdown
+
+    folder = Path(__file__).resolve().parents[1] / "figures" / "async_kernelucb"
+    assert (folder / "NOTE.md").read_text() == note_markdown(folder)

@@ -116,3 +116,33 @@ def test_claims_scoped_to_the_paper_and_cap_ablation(tmp_path):
         E.fig1_params("quick", cluster_mode="stars")
     assert E.fig1_tasks(E.fig1_params("quick", graphs=["er"], n_runs=1, cluster_mode="clique_cover"))[0][0][0][
         "env"]["cluster_mode"] == "clique_cover"
+
+
+def test_committed_note_is_written_from_the_folder():
+    """figures/coop_kernelucb/NOTE.md is what `python -m bandits.report note figures/coop_kernelucb` writes from the
+    folder's files (so no number in it can go stale)."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "figures" / "coop_kernelucb"
+    assert (folder / "NOTE.md").read_text() == EC.note_markdown(folder)
+
+
+def test_note_of_a_folder_without_the_extras(tmp_path):
+    """A folder with only runs.csv and provenance.json (no claims, no sequential step, no ablation, no
+    diagnostics: a quick-mode folder's shape) gets a note with the sections its files give, and no other."""
+    import shutil
+    from pathlib import Path
+
+    import pandas as pd
+
+    src = Path(__file__).resolve().parents[1] / "figures" / "coop_kernelucb"
+    shutil.copy(src / "provenance.json", tmp_path / "provenance.json")
+    runs = pd.read_csv(src / "runs.csv")
+    runs = runs[~runs.method.str.contains("rank ≤")]
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    text = EC.note_markdown(tmp_path)
+    assert "**What ran.**" in text and "## Final per-agent regret" in text and "## Per panel" in text
+    assert "did not run" in text and f"{len(runs)} runs" in text
+    for absent in ("sequential step", "setting_diagnostics", "What the ablation shows", "with_ablations",
+                   "Claims**", "K̂_z separation"):
+        assert absent not in text

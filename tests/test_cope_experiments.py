@@ -98,3 +98,48 @@ def test_parameters_are_validated_by_name():
         ex.cope_params("quick", cases=[7])
     with pytest.raises(ValueError, match="parameter 'name' must be one of .*'CoKernelFC'"):
         run_cell({"loop": "pure_exploration", "instance": {"rank": 1, "delta_min": 0.5}, "algorithm": "LUCB"}, 0, 0)
+
+
+def test_committed_note_is_written_from_the_folder():
+    """figures/cope_kb/NOTE.md is what `python -m bandits.report note figures/cope_kb` writes from the folder's files
+    (so no number in it can go stale)."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "figures" / "cope_kb"
+    assert (folder / "NOTE.md").read_text() == cl.note_markdown(folder)
+
+
+def test_note_on_quick_shaped_and_partial_folders(tmp_path):
+    """The note of a quick-mode folder (smaller grids, fewer runs), of a folder without claims.json, and of folders
+    holding only part of the runs: the sections without data are left out, nothing fails."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    import pandas as pd
+
+    src = Path(__file__).resolve().parents[1] / "figures" / "cope_kb"
+    res = pd.read_csv(src / "results.csv")
+    prov = json.loads((src / "provenance.json").read_text())
+    quick = res[(res.delta_min.isin([0.1, 0.2, 0.4, 0.8]) | res.delta_min.isna())
+                & (res["T"].isin([7000, 30000, 100000, 300000]) | res["T"].isna())
+                & (res.rep < np.where(res.part == "fig3", 40, np.where(res.method.str.contains("ALBA"), 3, 10)))]
+
+    def folder(name, df, claims=True):
+        d = tmp_path / name
+        d.mkdir()
+        df.to_csv(d / "results.csv", index=False)
+        (d / "provenance.json").write_text(json.dumps(dict(prov, mode="quick")))
+        if claims:
+            shutil.copy(src / "claims.json", d / "claims.json")
+        return d
+
+    q = cl.note_markdown(folder("quick", quick, claims=False))
+    assert q.startswith("# quick: quick mode") and "## Figure 3(c)" in q and "## Other findings" in q
+    assert "4 per-agent budgets T from 7k to 300k" in q and "40 runs per cell" in q and "**Claims**" not in q
+    fig2 = cl.note_markdown(folder("fig2", quick[quick.part == "fig2"]))
+    assert "## Figure 3(c)" not in fig2 and "IndAlloc, two readings" in fig2 and "sample-size constant" not in fig2
+    one = quick[(quick.part == "fig3") & (quick["rank"] == 1) & quick.method.isin(["CoKernelFB", "IndUniformFB"])]
+    fb1 = cl.note_markdown(folder("fb1", one))
+    assert "## Figure 3: the budget each method spends" in fb1 and "| 1 | 50 %, 2 of R = 4 |" in fb1
+    assert "## Other findings" not in cl.note_markdown(folder("empty", quick.iloc[:0], claims=False))

@@ -285,3 +285,37 @@ def test_theory_official_twins():
                    for c, _ in tasks[g + "o"])
         assert all("nn_mode" not in c["params"] for c, _ in tasks[g])
     assert "E5o" not in th.theory_tasks(th.theory_params("quick", official=False))
+
+
+def test_committed_note_is_written_from_the_folder():
+    """figures/fn_ucb/NOTE.md is what `python -m bandits.report note figures/fn_ucb` writes from the folder's files
+    (so no number in it can go stale)."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "figures" / "fn_ucb"
+    assert (folder / "NOTE.md").read_text() == ex_claims.note_markdown(folder)
+
+
+def test_note_reads_whatever_the_sequential_step_wrote(tmp_path):
+    """The note reads the stages and stop reasons sequential.json holds (a futility stop included), and leaves out
+    the sequential section in a folder without it (quick mode)."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "figures" / "fn_ucb"
+    for name in ("runs.csv", "claims.json", "provenance.json"):
+        shutil.copy(src / name, tmp_path / name)
+    note = ex_claims.note_markdown(tmp_path)
+    assert "## The sequential step" not in note and "Measured outside these runs" in note
+    s = json.loads((src / "sequential.json").read_text())
+    s["futility"], s["futility_from_look"] = True, 2
+    cid = next(c for c, r in s["claims"].items() if r.get("stopped") == "budget")
+    s["claims"][cid].update(stopped="futility", futility="a tie at its threshold: no number of runs decides it")
+    s["stages"].append({"look": 4, "n": 24, "cells": [], "reps": [], "claims": [cid], "runs": 3, "stored": 3,
+                        "computed": 0, "cached": 0, "recorded_s": 1.0, "failed": 1})
+    (tmp_path / "sequential.json").write_text(json.dumps(s))
+    note = ex_claims.note_markdown(tmp_path)
+    assert "the futility stop from look 2 on" in note and "1 stopped for futility" in note
+    assert f"| `{cid}` | " in note and "futility: a tie at its threshold" in note
+    assert "3 read back from `sequential_runs/`" in note

@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 
 from .arena import FINITE_ENVS, REAL_ENVS, SILENT, UNITS, ArenaResults, _env_dim
-from .claims import Claim, md_table, repo_path
+from .claims import Claim, duration, md_table, repo_path
 
 __all__ = ["CLAIMS", "arena_claims", "headline", "headline_text", "front_ends", "break_even_table", "load_folder",
            "note_markdown"]
@@ -378,13 +378,7 @@ def _fmt_g(x) -> str:
     return f"{x:g}" if isinstance(x, (int, float)) and math.isfinite(x) else "–"
 
 
-def _fmt_s(s: float) -> str:
-    s = float(s)
-    if s >= 3600:
-        return f"{int(s // 3600)} h {int(round(s % 3600 / 60)):02d} min"
-    if s >= 60:
-        return f"{int(s // 60)} min {int(round(s % 60)):02d} s"
-    return f"{s:.0f} s"
+_fmt_s = duration  # bandits.experiments.claims
 
 
 def _range(x, f: str = ".2g") -> str:

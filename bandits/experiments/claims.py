@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from ..validation import check, one_of, optional, rule
 
-__all__ = ["md_table", "repo_path", "KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
+__all__ = ["md_table", "repo_path", "duration", "KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
            "summary_line", "kind_summary", "claims_table", "write_claims"]
 
 #: What a claim is: a statement of the paper, a check of this package's implementation, or a hypothesis of
@@ -291,3 +291,13 @@ def repo_path(folder) -> str:
         return Path(folder).resolve().relative_to(root).as_posix()
     except ValueError:
         return Path(folder).as_posix()
+
+
+def duration(s: float) -> str:
+    """Seconds in words for a generated note: ``2 h 07 min``, ``5 min 03 s``, ``42 s``."""
+    s = float(s)
+    if s >= 3600:
+        return f"{int(s // 3600)} h {int(round(s % 3600 / 60)):02d} min"
+    if s >= 60:
+        return f"{int(s // 60)} min {int(round(s % 60)):02d} s"
+    return f"{s:.0f} s"
