@@ -770,6 +770,8 @@ def _stored_rows(folder: Path, look: int, cells: list, reps: list):
     out = {}
     for table, n in entry.get("tables", {}).items():
         f = folder / STORED / f"{table}.csv"
+        if int(n) == 0:  # a table the look added no row to (no file when no look did)
+            continue
         if not f.exists():
             return None, None
         df = pd.read_csv(f)
@@ -801,7 +803,7 @@ def _store_rows(folder: Path, look: int, cells: list, reps: list, tables: dict, 
         elif f.exists():
             f.unlink()
     man["looks"][str(look)] = {"cells": cells, "reps": [int(r) for r in reps],
-                               "tables": {t: int(len(v)) for t, v in tables.items()},
+                               "tables": {t: int(len(v)) for t, v in tables.items() if len(v)},
                                "recorded_s": float(recorded_s), "failed": int(failed)}
     (d / "manifest.json").write_text(json.dumps(man, indent=1) + "\n")
 
@@ -823,13 +825,13 @@ def stored_state(exp, folder, upto_look: int | None = None):
     folder = Path(folder)
     state = exp.load(folder)
     looks = _stored_manifest(folder)["looks"]
-    names = {t for v in looks.values() for t in v.get("tables", {})}
+    names = {t for v in looks.values() for t, n in v.get("tables", {}).items() if int(n)}
     kept = {t: pd.read_csv(folder / STORED / f"{t}.csv") for t in names}
     for k in sorted(int(k) for k in looks):
         if upto_look is not None and k > upto_look:
             break
         state = exp.add_rows(state, {t: kept[t][kept[t]["look"] == k].drop(columns=["look"]).reset_index(drop=True)
-                                     for t in looks[str(k)].get("tables", {})})
+                                     for t, n in looks[str(k)].get("tables", {}).items() if int(n)})
     return state
 
 

@@ -57,6 +57,8 @@ __all__ = ["FNUCBTheorySequential"]
 RESULT_CELL = ("check", "algorithm", "N", "D", "nu_a")
 #: E14's rows are not bandit runs: their cell's algorithm
 LINEAR = "linearisation"
+#: the columns of a cell (:func:`_cell_of`) in the kept ``wall`` table
+_WALL_CELL = ("group", "algorithm", "N", "D", "nu_a", "m")
 
 
 def _f(x) -> float:
@@ -224,27 +226,50 @@ class FNUCBTheorySequential:
 
     def add_results(self, state, tasks, results):
         """The new runs' rows, as :func:`bandits.experiments.fn_ucb_theory.runs.run_theory` builds its tables."""
+        return self.add_rows(state, self.rows_of(state, tasks, results))
+
+    def rows_of(self, state, tasks, results) -> dict:
+        """The new runs' rows per table (``runs``, ``curves``, ``alpha``, ``coverage``, ``linear``), and ``wall``:
+        each run's recorded time with its cell (the cost of the next look), as the step keeps them in the folder."""
         import pandas as pd
 
         from .fn_ucb_theory.runs import theory_rows
 
         done = state["_where"]
-        wall = {k: list(v) for k, v in state["wall"].items()}
-        for g, cell, cfg, rep, i in done:
-            wall.setdefault(cell, []).append(float(results[i]["meta"].get("wall_time", math.nan)))
         rows, curves, alpha, cover, linear = theory_rows(state["params"],
                                                          [(g, cfg, rep, results[i]) for g, cell, cfg, rep, i in done])
         for row in rows:  # as the committed CSV reads back
             row.update(D=_f(row["D"]), rounds=float(row["rounds"]), nu_a=_f(row["nu_a"]))
 
-        def cat(old, new):
-            return pd.concat([old, pd.DataFrame(new, columns=old.columns)], ignore_index=True) if len(new) else old
+        def frame(old, new):
+            return pd.DataFrame(new, columns=old.columns)
 
-        new_reps = {rep for *_, rep, _ in state["_where"]}
-        return dict(state, runs=cat(state["runs"], rows),
-                    curves=pd.concat([state["curves"], *curves], ignore_index=True) if curves else state["curves"],
-                    alpha=cat(state["alpha"], alpha), coverage=cat(state["coverage"], cover),
-                    linear=cat(state["linear"], linear), wall=wall, n=state["n"] + len(new_reps))
+        wall = pd.DataFrame([dict(zip(_WALL_CELL, cell), rep=rep,
+                                  wall_time=float(results[i]["meta"].get("wall_time", math.nan)))
+                             for g, cell, cfg, rep, i in done], columns=[*_WALL_CELL, "rep", "wall_time"])
+        return {"runs": frame(state["runs"], rows),
+                "curves": (pd.concat(curves, ignore_index=True) if curves else state["curves"].iloc[:0]),
+                "alpha": frame(state["alpha"], alpha), "coverage": frame(state["coverage"], cover),
+                "linear": frame(state["linear"], linear), "wall": wall}
+
+    def add_rows(self, state, tables: dict):
+        """``state`` with a look's rows (:meth:`rows_of`, or the same tables read back from the folder) added."""
+        import pandas as pd
+
+        def cat(name):
+            new = tables.get(name)
+            return pd.concat([state[name], new], ignore_index=True) if new is not None and len(new) else state[name]
+
+        wall = {k: list(v) for k, v in state["wall"].items()}
+        w = tables.get("wall")
+        new_reps = set()
+        if w is not None:
+            for r in w.itertuples(index=False):
+                cell = (str(r.group), str(r.algorithm), int(r.N), _f(r.D), _f(r.nu_a), int(r.m))
+                wall.setdefault(cell, []).append(float(r.wall_time))
+                new_reps.add(int(r.rep))
+        return dict(state, runs=cat("runs"), curves=cat("curves"), alpha=cat("alpha"), coverage=cat("coverage"),
+                    linear=cat("linear"), wall=wall, n=state["n"] + len(new_reps))
 
     # ---------------------------------------------------------------- cost
     def _costs(self, state, folder) -> tuple:
