@@ -1020,7 +1020,8 @@ HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential",
 
 
 #: The designs of the committed full-mode folders' sequential steps, each fixed before its step's runs:
-#: folder → (schedule, spending, CPU budget in seconds of the added runs' recorded times). ``make figures``
+#: folder → (schedule, spending, CPU budget in seconds of the added runs' recorded times[, the look from which the
+#: optional futility stop acts (:func:`decide`'s ``futility``), where the step used it]). ``make figures``
 #: passes them to the notebooks' ``decide_*`` parameters (:func:`papermill_args`), so a full-mode run ends
 #: with the same step: its added runs come from the run cache, or are computed again. The budget is checked
 #: before each stage against the stage's estimated cost (the committed runs' recorded seconds), so on a
@@ -1043,9 +1044,10 @@ def papermill_args(name: str) -> list[str]:
     (:data:`FULL_MODE_DESIGNS`); none for a notebook without one."""
     if name not in FULL_MODE_DESIGNS:
         return []
-    sch, kind, budget = FULL_MODE_DESIGNS[name]
+    sch, kind, budget, *rest = FULL_MODE_DESIGNS[name]
+    fut = ["-p", "decide_futility", str(int(rest[0]))] if rest and rest[0] else []
     return ["-p", "decide_schedule", ",".join(map(str, sch)), "-p", "decide_spending", kind,
-            "-p", "decide_budget_s", f"{budget:g}"]
+            "-p", "decide_budget_s", f"{budget:g}"] + fut
 
 
 def used_schedules() -> tuple:

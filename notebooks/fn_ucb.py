@@ -75,6 +75,7 @@ device = "cpu"          # torch device of the networks: "cpu" (the tested defaul
 decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 3, full 3)
 decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
 decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
+decide_futility = 0     # the step's optional futility stop (docs/statistics.md): 0 none; k: from look k on
 
 # %%
 from bandits.experiments.notebook import start_notebook, finish_notebook, check_decide, default_cache_dir, write_results_csv
@@ -83,7 +84,7 @@ from bandits.experiments import fn_ucb as ex, fn_ucb_claims as cl, fn_ucb_plots 
 out_dir = start_notebook(mode=mode, seed=seed, n_jobs=n_jobs, backend=backend, out=out,
                          scheduler=None, datasets=["shuttle", "magic"])   # every parameter checked first
 params = ex.fn_params(mode, figures=figures, n_runs=n_runs, T=T, official=official, device=device)
-check_decide("fn_ucb", params, decide_schedule, decide_budget_s, decide_spending)   # the sequential step's parameters, before any run
+check_decide("fn_ucb", params, decide_schedule, decide_budget_s, decide_spending, decide_futility)   # the sequential step's parameters, before any run
 print("figure groups not run in this mode:", ex.not_run(params) or "none")
 params
 
@@ -166,4 +167,4 @@ finish_notebook(claims, params, seed=seed, out_dir=out_dir,
                 notebook="fn_ucb.ipynb", mode=mode, n_jobs=n_jobs, backend=backend,
                 about={"paper": "FN-UCB", "figures": params["figures"]},
                 decide_schedule=decide_schedule, decide_budget_s=decide_budget_s, decide_spending=decide_spending,
-                cache_dir=cache_dir)
+                decide_futility=decide_futility, cache_dir=cache_dir)

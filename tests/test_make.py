@@ -399,9 +399,10 @@ def test_make_figures_passes_each_notebooks_sequential_design():
     out = _make("-n", "figures")
     assert out.returncode == 0 and "bandits.sequential papermill-args" in out.stdout
     args = S.papermill_args("fn_ucb")
-    sch, kind, budget = S.FULL_MODE_DESIGNS["fn_ucb"]
+    sch, kind, budget, *fut = S.FULL_MODE_DESIGNS["fn_ucb"]
     assert args == ["-p", "decide_schedule", ",".join(map(str, sch)), "-p", "decide_spending", kind,
-                    "-p", "decide_budget_s", f"{budget:g}"]
+                    "-p", "decide_budget_s", f"{budget:g}"] + (["-p", "decide_futility", str(fut[0])] if fut else [])
+    assert "decide_futility" not in S.papermill_args("duets")
     assert S.papermill_args("cope_kb") == []
     # every design is one the calibration test simulates, and its folder has hooks
     assert all(d[0] in S.used_schedules() and name in S.HOOKS for name, d in S.FULL_MODE_DESIGNS.items())

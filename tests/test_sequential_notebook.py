@@ -179,3 +179,20 @@ def test_the_last_cell_with_a_schedule_on_a_committed_folder(tmp_path, capsys):
     after = S.read_claims(out)
     assert text.startswith("duets: schedule n = 5, 10, 20, 40") and text.endswith(claims_table(after) + "\n")
     assert all("sequential rule" in c.note for c in after if c.id in seq["claims"])
+
+
+def test_decide_futility_is_checked_and_passed_to_the_step(toy, tmp_path, monkeypatch):
+    """``decide_futility`` (the look from which the optional futility stop acts; 0: none) is checked in the set-up
+    cell and reaches :func:`bandits.sequential.step`; ``make figures`` passes it where a design uses it."""
+    for bad in (-1, True, 1.5, "2"):
+        with pytest.raises(ParameterError, match="decide_futility"):
+            nbk.check_decide("duets", None, None, futility=bad)
+    nbk.check_decide("duets", None, None, futility=2)
+    seen = {}
+    monkeypatch.setattr(S, "step", lambda *a, **k: seen.update(k) or {})
+    ex, folder = toy
+    nbk.run_sequential(ex, folder, "auto", futility=2, cache_dir=tmp_path / "cache")
+    assert seen["futility"] == 2
+    for name, (sch, kind, budget, *fut) in S.FULL_MODE_DESIGNS.items():
+        args = S.papermill_args(name)
+        assert ("decide_futility" in args) == bool(fut and fut[0])

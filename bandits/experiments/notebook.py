@@ -122,7 +122,7 @@ def write_note(name: str, out_dir) -> Path | None:
 
 def finish_notebook(claims: list[Claim], params: dict, *, seed, out_dir, notebook: str, mode, n_jobs, backend,
                     about: dict, provenance_extra: dict | None = None, decide_schedule=None, decide_budget_s=None,
-                    decide_spending: str = "obf", cache_dir=None) -> None:
+                    decide_spending: str = "obf", cache_dir=None, decide_futility: int = 0) -> None:
     """The last cell of every notebook: ``claims.json`` (with ``about``, e.g. the paper and figure, and
     the mode), ``provenance.json`` (the parameters, the seed, the notebook, mode, workers and backend,
     plus ``provenance_extra``) and the claims table printed (the text nbval compares).
@@ -134,6 +134,8 @@ def finish_notebook(claims: list[Claim], params: dict, *, seed, out_dir, noteboo
     extra = dict({"notebook": notebook, "mode": mode, "n_jobs": n_jobs, "backend": backend}, **(provenance_extra or {}))
     if decide_schedule is not None:
         extra["sequential"] = {"schedule": decide_schedule, "budget_s": decide_budget_s, "spending": decide_spending}
+        if decide_futility:
+            extra["sequential"]["futility"] = int(decide_futility)
     write_provenance(params, seed, out_dir, extra)
     if decide_schedule is None:
         write_note(Path(notebook).stem, out_dir)
@@ -142,15 +144,17 @@ def finish_notebook(claims: list[Claim], params: dict, *, seed, out_dir, noteboo
     from ..sequential import read_claims, summary
 
     out = run_sequential(Path(notebook).stem, out_dir, decide_schedule, decide_budget_s, decide_spending,
-                         n_jobs=n_jobs, backend=backend, cache_dir=cache_dir)
+                         n_jobs=n_jobs, backend=backend, cache_dir=cache_dir, futility=decide_futility)
     write_note(Path(notebook).stem, out_dir)
     print(summary(out), end="\n\n")
     print(claims_table(read_claims(Path(out_dir) / "claims.json")))
 
 
-def check_decide(name: str, params: dict | None, schedule, budget_s=None, spending: str = "obf") -> None:
+def check_decide(name: str, params: dict | None, schedule, budget_s=None, spending: str = "obf",
+                 futility: int = 0) -> None:
     """The set-up cell's check of the sequential step's parameters (``decide_schedule``, ``decide_budget_s``,
-    ``decide_spending``; :func:`bandits.sequential.check_step`), before any run: their form, that ``name`` has hooks
+    ``decide_spending``; :func:`bandits.sequential.check_step`; ``decide_futility``: 0, none, or the look from which
+    the optional futility stop acts), before any run: their form, that ``name`` has hooks
     when a schedule is given, and that the schedule's first look is the runs each claim will be tested on (the
     hooks' ``planned_runs(params)`` where they have it, else ``params["n_runs"]``). A :class:`ParameterError`
     names the parameter."""
@@ -158,6 +162,8 @@ def check_decide(name: str, params: dict | None, schedule, budget_s=None, spendi
     from ..validation import check, rule
 
     sch, _, _ = check_step(schedule, budget_s, spending, prefix="decide_")
+    check("decide_futility", futility, rule(lambda f: isinstance(f, int) and not isinstance(f, bool) and f >= 0,
+                                            "0 (no futility stop) or a look number >= 1"))
     if sch is None:
         return
     check("decide_schedule", schedule, rule(lambda _: name in HOOKS, f"None: {name!r} has no hooks of the sequential "
@@ -173,7 +179,8 @@ def check_decide(name: str, params: dict | None, schedule, budget_s=None, spendi
 
 
 def run_sequential(name, out_dir, schedule, budget_s=None, spending: str = "obf", *, n_jobs: int = 1,
-                   backend: str = "loky", scheduler: str | None = None, cache_dir=None, progress: bool = True):
+                   backend: str = "loky", scheduler: str | None = None, cache_dir=None, progress: bool = True,
+                   futility: int = 0):
     """The sequential step on a notebook's own ``out_dir``, right after its last cell wrote ``claims.json``:
     :func:`bandits.sequential.step` (what ``make decide`` runs) with the hooks of ``name`` (a notebook name, or a
     hooks object), the run cache ``cache_dir`` (``None``: :func:`default_cache_dir`), and ``claims.json`` read as
@@ -186,4 +193,5 @@ def run_sequential(name, out_dir, schedule, budget_s=None, spending: str = "obf"
     if sch is None:
         return None
     return step(name, out_dir, sch, budget_s, spending, cache_dir=cache_dir or default_cache_dir(), n_jobs=n_jobs,
-                backend=backend, scheduler=scheduler, progress=progress, write=True, fresh=True, prefix="decide_")
+                backend=backend, scheduler=scheduler, progress=progress, write=True, fresh=True, prefix="decide_",
+                futility=futility)
