@@ -311,11 +311,14 @@ def test_note_reads_whatever_the_sequential_step_wrote(tmp_path):
     s = json.loads((src / "sequential.json").read_text())
     s["futility"], s["futility_from_look"] = True, 2
     cid = next(c for c, r in s["claims"].items() if r.get("stopped") == "budget")
+    n_fut = 1 + sum(r.get("stopped") == "futility" for r in s["claims"].values())
     s["claims"][cid].update(stopped="futility", futility="a tie at its threshold: no number of runs decides it")
-    s["stages"].append({"look": 4, "n": 24, "cells": [], "reps": [], "claims": [cid], "runs": 3, "stored": 3,
-                        "computed": 0, "cached": 0, "recorded_s": 1.0, "failed": 1})
+    s["stages"] = [st for st in s["stages"] if not st.get("refused")]  # a stored look in place of a refused one
+    k = s["stages"][-1]["look"] + 1
+    s["stages"].append({"look": k, "n": s["design"]["schedule"][k - 1], "cells": [], "reps": [], "claims": [cid],
+                        "runs": 3, "stored": 3, "computed": 0, "cached": 0, "recorded_s": 1.0, "failed": 1})
     (tmp_path / "sequential.json").write_text(json.dumps(s))
     note = ex_claims.note_markdown(tmp_path)
-    assert "the futility stop from look 2 on" in note and "1 stopped for futility" in note
+    assert "the futility stop from look 2 on" in note and f"{n_fut} stopped for futility" in note
     assert f"| `{cid}` | " in note and "futility: a tie at its threshold" in note
     assert "3 read back from `sequential_runs/`" in note

@@ -321,7 +321,8 @@ def _note_sequential(f) -> list:
     at = "; ".join(f"n = {k}: {_counts(v)}" for k, v in sorted(decided.items()))
     line = (f"- **The sequential step** (`bandits.sequential`, {d.get('spending', '?')} spending, looks at n = "
             f"{', '.join(str(x) for x in sch)} runs per panel, budget "
-            f"{_secs(s['budget_s']) + ' of CPU' if s.get('budget_s') else 'none'}): {added} runs added "
+            f"{_secs(s['budget_s']) + ' of CPU' if s.get('budget_s') is not None else 'none'}; the budget: "
+            f"docs/statistics.md, \"The committed budgets\"): {added} runs added "
             f"({_fmt_s(s.get('cpu_s', 0.0))} of recorded run time, {failed} failed) to the panels behind the claims "
             f"still open; verdicts reached at {at or 'no look'}.")
     for k, ids in sorted(undecided.items()):
@@ -330,8 +331,11 @@ def _note_sequential(f) -> list:
         line += f" Stopped: {s.get('stopped', '?')} ({refused[-1]['refused']})."
     elif s.get("stopped"):
         line += f" Stopped: {s['stopped']}."
-    line += (" The added runs are kept in `sequential_runs/` (a row per run, with its look); "
-             if f["seq_runs"] is not None else " The added runs are in the run cache only; ")
+    if added:
+        line += (" The added runs are kept in `sequential_runs/` (a row per run, with its look); "
+                 if f["seq_runs"] is not None else " The added runs are in the run cache only; ")
+    else:
+        line += " "
     line += "`runs.csv` and `results.csv` hold the notebook's tested runs, which the figure and the tables below show."
     return [line]
 

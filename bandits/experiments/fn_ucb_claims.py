@@ -473,11 +473,12 @@ def _note_sequential(f: dict) -> list:
     fut = seq.get("futility_from_look") or (1 if seq.get("futility") else 0)
     budget = seq.get("budget_s")
     alpha = d.get("alpha_one_sided")
-    head = (f"`bandits.sequential`, its design fixed before its runs: looks at "
+    head = (f"`bandits.sequential`, its schedule and spending fixed before its runs: looks at "
             f"n = {', '.join(str(x) for x in sch)} runs, {d.get('spending', '?')} spending"
             + (f", {100 * alpha:g} % one-sided per direction" if alpha else "")
-            + (f", a budget of {budget:g} CPU-s" if budget else ", no budget")
-            + (f", the futility stop from look {fut} on" if fut else ", no futility stop") + ". "
+            + (f"; a budget of {budget:g} CPU-s" if budget is not None else "; no budget")
+            + (f", the futility stop from look {fut} on" if fut else ", no futility stop")
+            + " (the budget and the futility stop: docs/statistics.md, \"The committed budgets\"). "
             f"Each of the {len(claims)} claims it covers is judged at look 1 on the committed runs, at the look's "
             "level; the curves behind the claims not yet decided are given more runs, look by look, through the run "
             "cache.")
