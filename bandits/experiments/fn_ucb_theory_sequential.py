@@ -193,7 +193,9 @@ class FNUCBTheorySequential:
         return list(state["cells"].get(claim_id, []))
 
     def new_reps(self, state, n: int) -> list:
-        start = int(state["runs"].rep.max()) + 1
+        # after every run index any table holds (a look may add rows to the linearisation table only)
+        start = 1 + max(int(state[t].rep.max()) for t in ("runs", "curves", "alpha", "coverage", "linear")
+                        if "rep" in state[t] and len(state[t]))
         return list(range(start, start + n - state["n"]))
 
     def _labelled(self, p, reps):
