@@ -95,14 +95,14 @@ _FINGERPRINT: str | None = None
 #: Modules that never run inside a cell (figures, reports, benchmarks, the notebooks' set-up and
 #: finish), as paths relative to the package: editing them does not invalidate cached runs. Besides
 #: these, every module named ``claims.py`` (the claims' statistics ``bandits/claims.py`` among them),
-#: ``plots.py``, ``<name>_claims.py`` or ``<name>_plots.py`` anywhere in the package is left out
-#: (:func:`in_runs`): an experiment's claims and figures live there, so a claim's text, threshold or
+#: ``plots.py``, ``<name>_claims.py``, ``<name>_plots.py``, ``<name>_sequential.py`` or ``<name>_note.py`` anywhere in the
+#: package is left out (:func:`in_runs`): an experiment's claims, figures, step hooks and generated note live there, so a claim's text, threshold or
 #: statistic can change without recomputing a run. ``tests/test_package_structure.py`` checks that no module the
 #: fingerprint covers imports one it leaves out (else a run could depend on code outside its key).
 NOT_IN_RUNS = ("bench.py", "floor.py", "plotting.py", "report.py", "site.py", "papers.py", "experiments/notebook.py",
                "sequential.py")
 _NOT_IN_RUNS_NAMES = ("claims.py", "plots.py")
-_NOT_IN_RUNS_SUFFIXES = ("_claims.py", "_plots.py", "_sequential.py")
+_NOT_IN_RUNS_SUFFIXES = ("_claims.py", "_plots.py", "_sequential.py", "_note.py")
 
 
 def in_runs(rel: str) -> bool:

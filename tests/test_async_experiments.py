@@ -264,7 +264,7 @@ def test_committed_note_is_written_from_the_folder():
     folder's files (so no number in it can go stale)."""
     from pathlib import Path
 
-    from bandits.experiments.async_kernelucb_claims import note_markdown
+    from bandits.experiments.async_kernelucb_note import note_markdown
 
     folder = Path(__file__).resolve().parents[1] / "figures" / "async_kernelucb"
     assert (folder / "NOTE.md").read_text() == note_markdown(folder)

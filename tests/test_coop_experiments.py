@@ -6,6 +6,7 @@ import pytest
 from bandits.experiments import coop_kernelucb as E
 from bandits.experiments import coop_kernelucb_claims as EC, coop_kernelucb_plots as EP
 from bandits.experiments.common import ParameterError
+from bandits.experiments import coop_kernelucb_note
 
 
 def test_params_and_validation():
@@ -124,7 +125,7 @@ def test_committed_note_is_written_from_the_folder():
     from pathlib import Path
 
     folder = Path(__file__).resolve().parents[1] / "figures" / "coop_kernelucb"
-    assert (folder / "NOTE.md").read_text() == EC.note_markdown(folder)
+    assert (folder / "NOTE.md").read_text() == coop_kernelucb_note.note_markdown(folder)
 
 
 def test_note_of_a_folder_without_the_extras(tmp_path):
@@ -140,7 +141,7 @@ def test_note_of_a_folder_without_the_extras(tmp_path):
     runs = pd.read_csv(src / "runs.csv")
     runs = runs[~runs.method.str.contains("rank ≤")]
     runs.to_csv(tmp_path / "runs.csv", index=False)
-    text = EC.note_markdown(tmp_path)
+    text = coop_kernelucb_note.note_markdown(tmp_path)
     assert "**What ran.**" in text and "## Final per-agent regret" in text and "## Per panel" in text
     assert "did not run" in text and f"{len(runs)} runs" in text
     for absent in ("sequential step", "setting_diagnostics", "What the ablation shows", "with_ablations",

@@ -8,6 +8,7 @@ from bandits.experiments import cope_kb as ex
 from bandits.experiments import cope_kb_claims as cl, cope_kb_plots as pl
 from bandits.experiments.common import ParameterError
 from bandits.runner import run_cell, sweep
+from bandits.experiments import cope_kb_note
 
 
 def _tiny():
@@ -106,7 +107,7 @@ def test_committed_note_is_written_from_the_folder():
     from pathlib import Path
 
     folder = Path(__file__).resolve().parents[1] / "figures" / "cope_kb"
-    assert (folder / "NOTE.md").read_text() == cl.note_markdown(folder)
+    assert (folder / "NOTE.md").read_text() == cope_kb_note.note_markdown(folder)
 
 
 def test_note_on_quick_shaped_and_partial_folders(tmp_path):
@@ -134,12 +135,12 @@ def test_note_on_quick_shaped_and_partial_folders(tmp_path):
             shutil.copy(src / "claims.json", d / "claims.json")
         return d
 
-    q = cl.note_markdown(folder("quick", quick, claims=False))
+    q = cope_kb_note.note_markdown(folder("quick", quick, claims=False))
     assert q.startswith("# quick: quick mode") and "## Figure 3(c)" in q and "## Other findings" in q
     assert "4 per-agent budgets T from 7k to 300k" in q and "40 runs per cell" in q and "**Claims**" not in q
-    fig2 = cl.note_markdown(folder("fig2", quick[quick.part == "fig2"]))
+    fig2 = cope_kb_note.note_markdown(folder("fig2", quick[quick.part == "fig2"]))
     assert "## Figure 3(c)" not in fig2 and "IndAlloc, two readings" in fig2 and "sample-size constant" not in fig2
     one = quick[(quick.part == "fig3") & (quick["rank"] == 1) & quick.method.isin(["CoKernelFB", "IndUniformFB"])]
-    fb1 = cl.note_markdown(folder("fb1", one))
+    fb1 = cope_kb_note.note_markdown(folder("fb1", one))
     assert "## Figure 3: the budget each method spends" in fb1 and "| 1 | 50 %, 2 of R = 4 |" in fb1
-    assert "## Other findings" not in cl.note_markdown(folder("empty", quick.iloc[:0], claims=False))
+    assert "## Other findings" not in cope_kb_note.note_markdown(folder("empty", quick.iloc[:0], claims=False))

@@ -13,6 +13,7 @@ from bandits.experiments import fn_ucb_claims as ex_claims
 from bandits.experiments import fn_ucb_plots as ex_plots
 from bandits.experiments import fn_ucb_theory as th
 from bandits.experiments.common import ParameterError
+from bandits.experiments import fn_ucb_note
 
 
 def test_modes_and_validation():
@@ -293,7 +294,7 @@ def test_committed_note_is_written_from_the_folder():
     from pathlib import Path
 
     folder = Path(__file__).resolve().parents[1] / "figures" / "fn_ucb"
-    assert (folder / "NOTE.md").read_text() == ex_claims.note_markdown(folder)
+    assert (folder / "NOTE.md").read_text() == fn_ucb_note.note_markdown(folder)
 
 
 def test_note_reads_whatever_the_sequential_step_wrote(tmp_path):
@@ -306,7 +307,7 @@ def test_note_reads_whatever_the_sequential_step_wrote(tmp_path):
     src = Path(__file__).resolve().parents[1] / "figures" / "fn_ucb"
     for name in ("runs.csv", "claims.json", "provenance.json"):
         shutil.copy(src / name, tmp_path / name)
-    note = ex_claims.note_markdown(tmp_path)
+    note = fn_ucb_note.note_markdown(tmp_path)
     assert "## The sequential step" not in note and "Measured outside these runs" in note
     s = json.loads((src / "sequential.json").read_text())
     s["futility"], s["futility_from_look"] = True, 2
@@ -318,7 +319,7 @@ def test_note_reads_whatever_the_sequential_step_wrote(tmp_path):
     s["stages"].append({"look": k, "n": s["design"]["schedule"][k - 1], "cells": [], "reps": [], "claims": [cid],
                         "runs": 3, "stored": 3, "computed": 0, "cached": 0, "recorded_s": 1.0, "failed": 1})
     (tmp_path / "sequential.json").write_text(json.dumps(s))
-    note = ex_claims.note_markdown(tmp_path)
+    note = fn_ucb_note.note_markdown(tmp_path)
     assert "the futility stop from look 2 on" in note and f"{n_fut} stopped for futility" in note
     assert f"| `{cid}` | " in note and "futility: a tie at its threshold" in note
     assert "3 read back from `sequential_runs/`" in note

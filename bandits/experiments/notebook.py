@@ -94,8 +94,9 @@ def start_notebook(*, mode, seed, n_jobs, backend, out, scheduler=None, datasets
 #: Notebooks whose output folder gets a ``NOTE.md`` written from the folder's own files (never by hand), after the
 #: claims and the sequential step: notebook name → ``"module:function"``, the function taking the folder and
 #: returning the note's markdown. ``python -m bandits.report note FOLDER`` writes the same.
-NOTE_WRITERS = {name: f"bandits.experiments.{name}_claims:note_markdown"
-                for name in ("arena", "async_kernelucb", "coop_kernelucb", "cope_kb", "fn_ucb")}
+NOTE_WRITERS = {"arena": "bandits.experiments.arena_claims:note_markdown",
+                **{name: f"bandits.experiments.{name}_note:note_markdown"
+                   for name in ("async_kernelucb", "coop_kernelucb", "cope_kb", "fn_ucb")}}
 
 
 def note_writer(name: str):
