@@ -374,8 +374,17 @@ def quick_counts(notebooks: Path = ROOT / "notebooks") -> dict:
     return out
 
 
-def _pfi(v: dict) -> str:
-    return f"{v['PASS']} / {v['FAIL']} / {v['INCONCLUSIVE']}"
+def _pfi(v: dict, settled: int = 0) -> str:
+    """``PASS / FAIL / INCONCLUSIVE``, and how many of the INCONCLUSIVE a sequential step settled within their
+    margin ("no difference beyond m", the claim's note)."""
+    out = f"{v['PASS']} / {v['FAIL']} / {v['INCONCLUSIVE']}"
+    return out + (f" ({settled} of them settled: no difference beyond a margin)" if settled else "")
+
+
+def _settled(claims, kind: str) -> int:
+    """The INCONCLUSIVE claims of ``kind`` that a sequential step settled within their margin (their note says so)."""
+    return sum(1 for n, c in claims if _kind(c, n) == kind and _verdict(c) == "INCONCLUSIVE"
+               and "settled: no difference beyond" in str(c.get("note") or ""))
 
 
 def readme_summary(full: dict, quick: dict | None = None) -> str:
@@ -404,11 +413,11 @@ def readme_summary(full: dict, quick: dict | None = None) -> str:
         impl = f"{i['PASS']} of {sum(i.values())}" if labelled else "not labelled yet¹"
         man = paper_of(entries[0][0])
         if man is not None and man.kind == "arena":
-            name, first = f"{man.name}: the package's own hypotheses", f"hypotheses: {_pfi(h)}"
+            name, first = f"{man.name}: the package's own hypotheses", f"hypotheses: {_pfi(h, _settled(claims, 'hypothesis'))}"
         elif man is not None:
-            name, first = man.name, _pfi(p)
+            name, first = man.name, _pfi(p, _settled(claims, "paper"))
         else:
-            name, first = f"{paper} (not in `bandits/papers.py`)", _pfi(p)
+            name, first = f"{paper} (not in `bandits/papers.py`)", _pfi(p, _settled(claims, "paper"))
         q = [quick[nb] for nb, _pl in entries if nb in quick]
         qtext = (f"{sum(x[0] for x in q)} / {sum(x[1] for x in q)} / {sum(x[2] for x in q)}; "
                  f"{sum(x[3] for x in q)} of {sum(x[4] for x in q)}") if q else "-"
