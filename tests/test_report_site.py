@@ -32,6 +32,12 @@ def test_claims_page_and_readme_summary_count_kinds_apart():
     row = next(line for line in summary.splitlines() if line.startswith("| DUETS"))
     assert "| 0 / 1 / 1 | 1 of 1 | 2 / 2 / 3; 5 of 6 | **FAIL**: A beats B (`h`) |" in row
     assert "not labelled yet" in next(line for line in summary.splitlines() if line.startswith("| Old"))
+    # an INCONCLUSIVE claim a step settled within its margin is counted apart in the summary
+    settled = _c("s", "INCONCLUSIVE", claim="E", note="sequential rule: settled: no difference beyond 3 (d) at n = 6")
+    full2 = dict(full, x={"paper": "DUETS", "claims": claims[:1] + [settled]})
+    row2 = next(line for line in report.readme_summary(full2, quick={}).splitlines() if line.startswith("| DUETS"))
+    assert "| 0 / 1 / 2 (1 of them settled: no difference beyond a margin) |" in row2
+    assert "settled" not in row
     page = report.claims_page(full)
     assert page.index("### x (") < page.index("### x_theory (")
     assert "depends on a setting the paper does not give: λ not given" in page

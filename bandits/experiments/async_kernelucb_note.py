@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from .async_kernelucb import ENV_DIM, LINEAR_METHODS, MUCH_SMALLER, runs_text
 from .async_kernelucb_claims import COMPARABLE, exchange_size, largest_dictionary, lemma41_q_floor
-from .claims import duration, md_table, repo_path
+from .claims import duration, folder_csv, folder_json, md_table, repo_path
 
 __all__ = ["note_markdown"]
 
@@ -82,28 +82,18 @@ _secs = duration  # bandits.experiments.claims
 def _read(folder):
     """The folder's files: ``dict`` with ``prov``, ``p`` (the run's parameters over the mode's defaults), the
     CSVs as DataFrames (None when absent or empty), ``claims`` (claims.json's list) and ``seq``."""
-    import json
     from pathlib import Path
 
-    import pandas as pd
 
     from . import async_kernelucb as ex
 
     folder = Path(folder)
 
     def js(name):
-        f = folder / name
-        return json.loads(f.read_text()) if f.exists() else None
+        return folder_json(folder, name)
 
     def csv(name):
-        f = folder / name
-        if not f.exists():
-            return None
-        try:
-            df = pd.read_csv(f)
-        except pd.errors.EmptyDataError:
-            return None
-        return df if len(df) else None
+        return folder_csv(folder, name)
 
     prov = js("provenance.json") or {}
     mode = prov.get("mode") or "?"

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from ..validation import check, one_of, optional, rule
 
-__all__ = ["md_table", "repo_path", "duration", "KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
+__all__ = ["md_table", "repo_path", "duration", "folder_json", "folder_csv", "KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
            "summary_line", "kind_summary", "claims_table", "write_claims"]
 
 #: What a claim is: a statement of the paper, a check of this package's implementation, or a hypothesis of
@@ -301,3 +301,23 @@ def duration(s: float) -> str:
     if s >= 60:
         return f"{int(s // 60)} min {int(round(s % 60)):02d} s"
     return f"{s:.0f} s"
+
+
+def folder_json(folder, name: str):
+    """``folder/name`` parsed as JSON, or None when the folder lacks it (a generated note skips what is absent)."""
+    f = Path(folder) / name
+    return json.loads(f.read_text()) if f.exists() else None
+
+
+def folder_csv(folder, name: str):
+    """``folder/name`` as a DataFrame, or None when the folder lacks it or it holds no row."""
+    import pandas as pd
+
+    f = Path(folder) / name
+    if not f.exists():
+        return None
+    try:
+        df = pd.read_csv(f)
+    except pd.errors.EmptyDataError:
+        return None
+    return df if len(df) else None

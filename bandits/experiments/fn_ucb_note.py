@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from .claims import duration, md_table, repo_path
+from .claims import duration, folder_csv, folder_json, md_table, repo_path
 from .fn_ucb import failed_mask
 
 __all__ = ["note_markdown"]
@@ -50,20 +50,14 @@ def _distinct(runs):
 
 def _read_folder(folder) -> dict:
     """The files of an FN-UCB folder the note reads (None for a file the folder lacks)."""
-    import json
 
-    import pandas as pd
 
     def js(name):
-        f = folder / name
-        return json.loads(f.read_text()) if f.exists() else None
+        return folder_json(folder, name)
 
     def csv(name):
-        f = folder / name
-        if not f.exists():
-            return None
-        df = pd.read_csv(f)
-        if "failed" in df:  # an empty column reads as float: the errors are text
+        df = folder_csv(folder, name)
+        if df is not None and "failed" in df:  # an empty column reads as float: the errors are text
             df["failed"] = df["failed"].astype(object)
         return df
 
