@@ -577,7 +577,7 @@ RUN_IDENTITY = ("wall_time", "rep", "R_T", "T", "N", "S")
 
 
 def full_mode_sums(engine: str, figures=None) -> dict:
-    """The committed per-run wall times of ``engine`` (its runs in ``figures/<notebook>/``; a run
+    """The committed per-run times of ``engine`` (``cpu_time``, else ``wall_time``; its runs in ``figures/<notebook>/``; a run
     shown twice, or at several steps, counted once, as ``tools/nbtools.py times`` counts):
     ``{"runs": n, "sum_s": s, "by": {notebook: s}}``."""
     import csv
@@ -595,8 +595,8 @@ def full_mode_sums(engine: str, figures=None) -> dict:
                 for row in csv.DictReader(fh):
                     if row.get(col) not in labels or any(row.get(k) != v for k, v in where.items()):
                         continue
-                    try:
-                        w = float(row.get("wall_time") or "nan")
+                    try:  # the run's CPU seconds where it recorded them, else its wall clock
+                        w = float(row.get("cpu_time") or row.get("wall_time") or "nan")
                     except ValueError:
                         continue
                     if not np.isfinite(w):

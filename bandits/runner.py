@@ -245,7 +245,7 @@ def run_regret_cell(config: dict, seed: int, rep: int, *, make_env=None, policy_
     ``wrap_policy(policy)`` if given; :func:`bandits.sim.run_regret` with ``observers``.
 
     Returns ``{"arrays": {...}, "meta": {...}}`` with ``meta`` passed through :func:`canonical`:
-    arrays regret, comm_up, comm_down, n_active (each ``(T,)``); meta info, wall_time, fstar,
+    arrays regret, comm_up, comm_down, n_active (each ``(T,)``); meta info, wall_time, cpu_time, fstar,
     comm_by_kind, comm_rounds, n_agents. ``collect(ctx: RunContext) -> (arrays, meta)`` adds (or
     replaces) entries; it is called on failed runs too (``ctx.trace is None``).
 
@@ -281,19 +281,31 @@ def run_regret_cell(config: dict, seed: int, rep: int, *, make_env=None, policy_
             raise
         nan = np.full(T, np.nan)
         arrays = {"regret": nan, "comm_up": nan, "comm_down": nan.copy(), "n_active": np.zeros(T)}
-        meta = {"failed": f"{type(e).__name__}: {e}", "info": {}, "wall_time": None, "fstar": None,
+        meta = {"failed": f"{type(e).__name__}: {e}", "info": {}, "wall_time": None, "cpu_time": None, "fstar": None,
                 "comm_by_kind": ledger.by_kind(), "comm_rounds": ledger.rounds(), "n_agents": N}
         trace = None
     else:
         arrays = {"regret": trace.regret, "comm_up": trace.comm_up, "comm_down": trace.comm_down,
                   "n_active": trace.n_active}
-        meta = {"info": trace.info, "wall_time": trace.wall_time, "fstar": getattr(env, "fstar", None),
+        meta = {"info": trace.info, "wall_time": trace.wall_time, "cpu_time": trace.cpu_time, "fstar": getattr(env, "fstar", None),
                 "comm_by_kind": ledger.by_kind(), "comm_rounds": ledger.rounds(), "n_agents": N}
     if collect is not None:
         extra_arrays, extra_meta = collect(RunContext(config, seed, rep, env, policy, ledger, trace, observers))
         arrays.update(extra_arrays or {})
         meta.update(extra_meta or {})
     return {"arrays": arrays, "meta": json.loads(_canonical(meta))}
+
+
+def recorded_time(meta: dict | None) -> float | None:
+    """A run's own recorded time: its CPU seconds (``meta["cpu_time"]``, what a loaded machine does not
+    inflate) where the run recorded them, else its wall-clock seconds (``meta["wall_time"]``: runs cached
+    before the CPU time was recorded); ``None`` for a run with neither (a failed run)."""
+    meta = meta or {}
+    for k in ("cpu_time", "wall_time"):
+        v = meta.get(k)
+        if v is not None:
+            return float(v)
+    return None
 
 
 def run_cell(config: dict, seed: int, rep: int) -> dict:
@@ -338,7 +350,7 @@ def run_pure_exploration_cell(config: dict, seed: int, rep: int, *, make_instanc
 
     inst = (make_instance or _make_instance)(config["instance"])
     tr, ledger, arrays = run_pure_exploration_on(inst, config, seed, rep)
-    meta = {"info": tr.info, "wall_time": tr.wall_time, "rounds": tr.rounds,
+    meta = {"info": tr.info, "wall_time": tr.wall_time, "cpu_time": tr.cpu_time, "rounds": tr.rounds,
             "samples_per_agent": tr.samples_per_agent, "comm_scalars": tr.comm_scalars,
             "comm_rounds": ledger.rounds(), "all_correct": bool(np.all(tr.correct))}
     return {"arrays": arrays, "meta": json.loads(_canonical(meta))}

@@ -634,7 +634,7 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
         FAIL, WITHIN, INCONCLUSIVE), ``decided_at_n``,
         ``look``, ``level``, ``effect``, ``interval``, ``within`` (words), ``committed_verdict``.
     """
-    from .runner import sweep
+    from .runner import recorded_time, sweep
 
     folder = Path(folder)
     cj, sj = folder / "claims.json", folder / "sequential.json"
@@ -680,7 +680,7 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
                 results, stats = sweep(tasks, exp.seed(state), n_jobs=n_jobs, backend=backend, cache_dir=cache_dir,
                                        progress=progress, desc=f"{exp.name} look {k + 1}", fn=exp.fn,
                                        scheduler=scheduler)
-                rec = float(sum(float((r.get("meta") or {}).get("wall_time") or 0.0) for r in results))
+                rec = float(sum(recorded_time(r.get("meta")) or 0.0 for r in results))  # CPU s where recorded
                 failed = sum(1 for r in results if (r.get("meta") or {}).get("failed"))  # diverged runs: counted
                 if keeps:
                     rows = exp.rows_of(state, tasks, results)
@@ -690,7 +690,9 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
                 else:
                     state = exp.add_results(state, tasks, results)
                 stage.update(runs=len(tasks), cached=stats.cached, computed=stats.computed, recorded_s=rec,
-                             wall_s=time.time() - t0, failed=failed)
+                             recorded="cpu_time" if all((r.get("meta") or {}).get("cpu_time") is not None
+                                                        or (r.get("meta") or {}).get("failed") for r in results)
+                             else "wall_time", wall_s=time.time() - t0, failed=failed)
             out["stages"].append(stage)
             out["cpu_s"] += rec
         level = design.level(k)

@@ -68,6 +68,8 @@ class Trace:
         comm_up, comm_down: (T,) scalars sent up / received down at each step (all agents).
         n_active: (T,) number of active agents per step.
         info: the policy's logs.
+        wall_time: the run's wall-clock seconds; cpu_time: the CPU seconds of the process that ran it
+            (``time.process_time``: every thread of the process; a loaded machine does not inflate it).
     """
 
     regret: np.ndarray
@@ -77,6 +79,7 @@ class Trace:
     n_agents: int
     info: dict = field(default_factory=dict)
     wall_time: float = 0.0
+    cpu_time: float = 0.0
 
     def comm_curve(self, convention: str = "paper") -> np.ndarray:
         return comm_curve(self.comm_up, self.comm_down, self.n_agents, convention)
@@ -107,7 +110,7 @@ def run_regret(policy: Policy, env, horizon: int, n_agents: int,
     ``observers``: :class:`Observer` objects (or callables) told of every step after the policy's update
     (they read; they cannot change the run)."""
     callbacks = [_as_callback(o) for o in observers]
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     regret = np.zeros(horizon)
     n_active = np.zeros(horizon, dtype=np.int64)
     for t in range(horizon):
@@ -126,7 +129,7 @@ def run_regret(policy: Policy, env, horizon: int, n_agents: int,
     ledger: CommLedger = policy.ledger
     return Trace(regret=regret, comm_up=ledger.per_step("up"), comm_down=ledger.per_step("down"),
                  n_active=n_active, n_agents=n_agents, info=policy.info(),
-                 wall_time=time.perf_counter() - start)
+                 wall_time=time.perf_counter() - start, cpu_time=time.process_time() - cpu_start)
 
 
 # ------------------------------------------------------------------------------ pure exploration
@@ -173,6 +176,7 @@ class PETrace:
     comm_scalars: float
     info: dict = field(default_factory=dict)
     wall_time: float = 0.0
+    cpu_time: float = 0.0  # as Trace.cpu_time
 
     @property
     def rounds(self) -> int:
@@ -187,7 +191,7 @@ class PETrace:
 def run_pure_exploration(policy: PEPolicy, instance, rng_noise: np.random.Generator,
                          max_rounds: int = 64, raw: bool = False) -> PETrace:
     """Run ``policy`` round by round until it stops (or ``max_rounds``, then raise)."""
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     per_round = []
     while True:
         alloc = policy.next_allocation()
@@ -203,4 +207,4 @@ def run_pure_exploration(policy: PEPolicy, instance, rng_noise: np.random.Genera
     samples = np.array(per_round, dtype=float).reshape(-1, instance.V)
     return PETrace(samples=samples, recommended=rec, correct=rec == instance.best,
                    comm_scalars=policy.ledger.total_up + policy.ledger.total_down, info=policy.info(),
-                   wall_time=time.perf_counter() - start)
+                   wall_time=time.perf_counter() - start, cpu_time=time.process_time() - cpu_start)

@@ -346,6 +346,19 @@ def test_times_from_the_runs_own_times_and_every_folder(tmp_path):
     assert "on 4 cores" in (out / "TIMES.md").read_text()
 
 
+def test_times_prefer_each_runs_cpu_time(tmp_path):
+    # a row with cpu_time is timed by it (a loaded machine does not inflate it); a row recorded before the
+    # runner recorded CPU time keeps its wall clock, and the table says how many rows that is
+    out = tmp_path / "figures"
+    (out / "a").mkdir(parents=True)
+    (out / "a" / "runs.csv").write_text("rep,R_T,wall_time,cpu_time\n0,1.0,30.0,12.0\n1,2.0,40.0,\n2,3.0,50.0,20.0\n")
+    (row,) = nbtools.times_rows(out)
+    assert row["runs"] == 3 and row["sum_s"] == 72.0 and row["wall_rows"] == 1
+    assert "1 rows timed by the wall clock" in nbtools.times_table(out)
+    (out / "a" / "runs.csv").write_text("rep,R_T,wall_time\n0,1.0,30.0\n")
+    assert "every row timed by the wall clock" in nbtools.times_table(out)
+
+
 def test_times_count_the_sequential_steps_added_runs(tmp_path):
     # the runs a sequential step added are in the cache, not in the run tables: their recorded seconds
     # (sequential.json's cpu_s) count in the notebook's time, on either basis

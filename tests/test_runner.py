@@ -30,6 +30,14 @@ def test_run_is_a_pure_function_of_config_seed_rep():
     assert not np.array_equal(a["arrays"]["regret"], c["arrays"]["regret"])
 
 
+def test_a_run_records_its_cpu_and_wall_time():
+    meta = run_cell(CFG, 7, 1)["meta"]
+    assert meta["cpu_time"] > 0 and meta["wall_time"] > 0
+    assert runner.recorded_time(meta) == meta["cpu_time"]
+    assert runner.recorded_time({"wall_time": 3.0}) == 3.0  # a run cached before the CPU time was recorded
+    assert runner.recorded_time({"failed": "x", "wall_time": None, "cpu_time": None}) is None
+
+
 def test_same_results_with_one_and_two_workers(tmp_path):
     r1, _ = sweep(_tasks(), 3, n_jobs=1, backend="serial", cache_dir=None, progress=False)
     r2, _ = sweep(_tasks(), 3, n_jobs=2, backend="loky", cache_dir=None, progress=False)

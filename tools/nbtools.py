@@ -17,9 +17,10 @@ A notebook's datasets are ``metadata["bandits"]["datasets"]`` (kept in the ``.py
 jupytext); a NOTEBOOK argument may name either file of a pair (``notebooks/X.py`` or ``.ipynb``).
 Executed copies (papermill's output under figures/ or results/) keep the source's jupytext metadata;
 ``unpair`` removes it so that opening one in JupyterLab never writes a ``.py`` beside it.
-``times`` reads each run's own recorded wall time (the ``wall_time`` column of the run tables, the
-CSV files directly in ``OUT_ROOT/<name>/``), so that restarts over a cache, runs found in the cache
-and other jobs on the machine do not distort it; papermill's record of the executed notebook
+``times`` reads each run's own recorded time (the ``cpu_time`` column of the run tables, the CSV files
+directly in ``OUT_ROOT/<name>/``: the CPU seconds of the process that ran it; rows recorded before the
+runner recorded CPU time: their ``wall_time``), so that restarts over a cache, runs found in the cache
+and other jobs on the machine do not distort it (a row timed by the wall clock is distorted by a loaded machine); papermill's record of the executed notebook
 (``metadata.papermill``) is shown beside it, labelled, and used only where a notebook records no
 per-run time. Every folder under OUT_ROOT is read, whichever notebooks the last ``make`` ran.
 """
@@ -193,7 +194,9 @@ OPT_IN_RUNS = {"coop_kernelucb": ("rank_cap_ablation", "None", "(rank ≤")}
 def run_times(folder) -> dict:
     """The runs a notebook's folder records: ``{"tables": [file names], "runs": n, "sum_s": s,
     "untimed_rows": rows of those tables with no time (failed runs), "repeated_rows": rows that
-    repeat a run already counted, "opt_in": (parameter, default, runs, s) or None}``. Run tables are the CSV
+    repeat a run already counted, "wall_rows": rows timed by their wall clock (no ``cpu_time``: runs
+    recorded before the runner recorded CPU time), "opt_in": (parameter, default, runs, s) or None}``.
+    A run's time is its ``cpu_time`` (CPU seconds) where the row has one, else its ``wall_time``. Run tables are the CSV
     files directly in ``folder`` with a ``wall_time`` column (sub-folders hold kept earlier runs and are not
     read); runs of an opt-in parameter (:data:`OPT_IN_RUNS`) are counted in ``opt_in``, not in ``runs``."""
     import csv
@@ -201,7 +204,7 @@ def run_times(folder) -> dict:
     seen: dict[tuple, float] = {}
     opt: dict[tuple, float] = {}
     param, default, mark = OPT_IN_RUNS.get(Path(folder).name, (None, None, None))
-    tables, untimed, rows = [], 0, 0
+    tables, untimed, rows, wall_rows = [], 0, 0, 0
     for path in sorted(Path(folder).glob("*.csv")):
         with open(path, newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
@@ -209,7 +212,11 @@ def run_times(folder) -> dict:
                 continue
             tables.append(path.name)
             for row in reader:
-                w = _float(row.get("wall_time"))
+                w = _float(row.get("cpu_time"))  # the run's CPU seconds where it recorded them
+                if w is None:
+                    w = _float(row.get("wall_time"))
+                    if w is not None:
+                        wall_rows += 1
                 if w is None:
                     untimed += 1
                     continue
@@ -220,7 +227,7 @@ def run_times(folder) -> dict:
                 else:
                     seen[key] = w
     return {"tables": tables, "runs": len(seen), "sum_s": float(sum(seen.values())),
-            "untimed_rows": untimed, "repeated_rows": rows - len(seen) - len(opt),
+            "untimed_rows": untimed, "repeated_rows": rows - len(seen) - len(opt), "wall_rows": wall_rows,
             "opt_in": (param, default, len(opt), float(sum(opt.values()))) if opt else None}
 
 
@@ -280,6 +287,10 @@ def times_table(out_root, workers: int = 2) -> str:
                 extra.append(f"{r['repeated_rows']} rows repeat a counted run")
             if r["untimed_rows"]:
                 extra.append(f"{r['untimed_rows']} rows without a time")
+            if r.get("wall_rows"):
+                timed = r["runs"] + r["repeated_rows"] + (r["opt_in"][2] if r.get("opt_in") else 0)
+                which = "every row" if r["wall_rows"] >= timed else f"{r['wall_rows']} rows"
+                extra.append(f"{which} timed by the wall clock (recorded before the runner recorded CPU time)")
             if r["sequential_s"]:
                 extra.append(f"and the sequential step's added runs, {r['sequential_s']:.0f} s (sequential.json)")
             if r.get("opt_in"):
@@ -312,8 +323,10 @@ For each notebook: the runs its run tables record (the CSV files in its folder w
 rows that agree on {ident} are one run, shown in two figures or at several steps, counted once) and the
 runs a sequential step added (their recorded seconds, from the folder's sequential.json), the sum
 of their times, and that sum over {workers} workers: the time the notebook takes on {workers} cores, each
-run timed by itself, so that restarts over the run cache, runs found in the cache and other jobs on the
-machine do not distort it. The notebook's work outside the runs (plots, claims, runs that record no time)
+run timed by itself, so that restarts over the run cache and runs found in the cache do not distort it.
+A run's time is its CPU time (`cpu_time`: the seconds of the process that ran it, which other jobs on the
+machine do not inflate); rows recorded before the runner recorded CPU time have only their wall clock
+(`wall_time`, inflated when the machine was loaded), and the row says how many. The notebook's work outside the runs (plots, claims, runs that record no time)
 is not in it. Where a notebook records no per-run times, papermill's wall time of its last start stands
 in, labelled; papermill's record is shown for every notebook (a start that found runs in the cache took
 less than its runs, a loaded machine more). Runs of an opt-in parameter that a committed folder holds but

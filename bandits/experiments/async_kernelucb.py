@@ -430,7 +430,7 @@ def _collect(tasks, labels, seed, n_jobs, backend, cache_dir, progress, desc, ev
         info = meta["info"]
         prior = info.get("prior_steps")  # Async-KernelUCB: pulls made on the prior (warm-up)
         runs.append({**lab, "R_T": float(R[-1]), "C_T": float(C[-1]), "comm_rounds": meta["comm_rounds"],
-                     "wall_time": meta["wall_time"],
+                     "wall_time": meta["wall_time"], "cpu_time": meta.get("cpu_time"),
                      "dict_size": info.get("dict_size", (info.get("dict_sizes") or [np.nan])[-1]),
                      "prior_pulls": len(prior) if prior is not None else np.nan,
                      "R_prior": float(np.sum(a["regret"][np.asarray(prior, dtype=int)])) if prior is not None

@@ -261,6 +261,7 @@ def run_fig1(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cac
         curve_rows.append(pd.DataFrame({**lab, "t": np.arange(1, R.size + 1), "regret": R}))
         info = res["meta"]["info"]
         run_rows.append({**lab, "R_T": R[-1], "wall_time": res["meta"]["wall_time"],
+                         "cpu_time": res["meta"].get("cpu_time"),
                          "comm_scalars": float(np.sum(res["arrays"]["comm_up"]) + np.sum(res["arrays"]["comm_down"])),
                          "accepted_deliveries": info.get("accepted_deliveries"),
                          # the truncation of K̂_z: mean rank over refreshes and at the last one,

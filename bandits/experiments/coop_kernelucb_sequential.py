@@ -75,7 +75,7 @@ class CoopKernelUCBSequential(RunsTableHooks):
         for lab, res in zip(labels, results):
             a, info = res["arrays"], res["meta"].get("info") or {}
             rows.append({**lab, "R_T": float(np.sum(np.asarray(a["regret"], dtype=float))) / V,
-                         "wall_time": res["meta"]["wall_time"],
+                         "wall_time": res["meta"]["wall_time"], "cpu_time": res["meta"].get("cpu_time"),
                          "comm_scalars": float(np.sum(a["comm_up"]) + np.sum(a["comm_down"])),
                          "accepted_deliveries": info.get("accepted_deliveries"),
                          "rank_mean": info.get("rank_mean"), "rank_max": info.get("rank_max"),

@@ -329,7 +329,7 @@ def run_fn(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache
             run_rows.append({"figure": c.figure, "env": c.env, "label": c.label, "algorithm": c.algorithm, "N": c.N,
                              "official": c.official, "rep": rep,
                              **{k: v for k, v in c.params if k in ("D", "nu", "diag", "variant", "width")},
-                             "R_T": float("nan"), "rounds": float("nan"), "wall_time": float("nan"),
+                             "R_T": float("nan"), "rounds": float("nan"), "wall_time": float("nan"), "cpu_time": float("nan"),
                              "failed": meta["failed"]})
             continue
         R = np.cumsum(a["regret"]) / c.N
@@ -343,7 +343,7 @@ def run_fn(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache
         n_rounds = meta["info"].get("n_rounds", 0)
         run_rows.append({**lab, **{k: v for k, v in c.params if k in ("D", "nu", "diag", "variant", "width")},
                          "R_T": float(R[-1]), "rounds": float(n_rounds or 0), "wall_time": meta["wall_time"],
-                         "failed": ""})
+                         "cpu_time": meta.get("cpu_time"), "failed": ""})
     return FNResults(p, pd.concat(rows, ignore_index=True), pd.DataFrame(run_rows), stats.cached, stats.computed)
 
 

@@ -154,11 +154,11 @@ class FNUCBSequential:
                    "official": c.official, "rep": rep,
                    **{k: v for k, v in c.params if k in ("D", "nu", "diag", "variant", "width")}}
             if meta.get("failed"):
-                rows.append({**lab, "R_T": math.nan, "rounds": math.nan, "wall_time": math.nan, "failed": meta["failed"]})
+                rows.append({**lab, "R_T": math.nan, "rounds": math.nan, "wall_time": math.nan, "cpu_time": math.nan, "failed": meta["failed"]})
                 continue
             R = np.cumsum(a["regret"]) / c.N
             rows.append({**lab, "R_T": float(R[-1]), "rounds": float(meta["info"].get("n_rounds", 0) or 0),
-                         "wall_time": meta["wall_time"], "failed": ""})
+                         "wall_time": meta["wall_time"], "cpu_time": meta.get("cpu_time"), "failed": ""})
         return {"runs": pd.DataFrame(rows)}
 
     def cost_s(self, cell, state) -> float:
