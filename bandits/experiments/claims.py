@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from ..validation import check, one_of, optional, rule
 
-__all__ = ["md_table", "repo_path", "duration", "folder_json", "folder_csv", "KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
+__all__ = ["md_table", "repo_path", "duration", "folder_json", "folder_csv", "run_seconds", "KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
            "summary_line", "kind_summary", "claims_table", "write_claims"]
 
 #: What a claim is: a statement of the paper, a check of this package's implementation, or a hypothesis of
@@ -301,6 +301,22 @@ def duration(s: float) -> str:
     if s >= 60:
         return f"{int(s // 60)} min {int(round(s % 60)):02d} s"
     return f"{s:.0f} s"
+
+
+def run_seconds(runs):
+    """A run table's recorded seconds per row and their words for a generated note: ``(series, words)``.
+
+    A row's time is its ``cpu_time`` (the CPU seconds of the process that ran it) where it has one, else its
+    ``wall_time`` (rows recorded before the runner recorded CPU time; a loaded machine inflates them)."""
+    import pandas as pd
+
+    wall = pd.to_numeric(runs["wall_time"], errors="coerce") if "wall_time" in runs else pd.Series(float("nan"), index=runs.index)
+    if "cpu_time" not in runs or runs["cpu_time"].isna().all():
+        return wall, "`wall_time`, the wall clock"
+    cpu = pd.to_numeric(runs["cpu_time"], errors="coerce")
+    n_wall = int((cpu.isna() & wall.notna()).sum())
+    words = "`cpu_time`, the CPU seconds of each run" + (f"; {n_wall} rows recorded before it: `wall_time`" if n_wall else "")
+    return cpu.fillna(wall), words
 
 
 def folder_json(folder, name: str):

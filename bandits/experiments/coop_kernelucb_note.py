@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numpy as np
-from .claims import duration, md_table, repo_path
+from .claims import duration, md_table, repo_path, run_seconds
 from .coop_kernelucb import COOPERATIVE, GRAPH_TITLES, PAPER_METHODS, PAPER_RUNS
 
 __all__ = ["note_markdown"]
@@ -248,23 +248,25 @@ def _note_time(f) -> list:
     if runs is None or "wall_time" not in runs:
         return []
     capped = np.array([_cap_of(m) is not None for m in runs.method])
+    secs, words = run_seconds(runs)
+    runs = runs.assign(_s=secs)
     parts = []
     for row, g in runs.groupby("row", sort=False):
         c = capped[g.index]
-        s = f"{_ROW_NAME.get(row, row)} row {_secs(g.wall_time.sum())} ({len(g)} runs"
+        s = f"{_ROW_NAME.get(row, row)} row {_secs(g._s.sum())} ({len(g)} runs"
         if c.any():
-            s += f"; of which the rank-cap ablation {_secs(g.wall_time[c].sum())} in {int(c.sum())} runs"
+            s += f"; of which the rank-cap ablation {_secs(g._s[c].sum())} in {int(c.sum())} runs"
         parts.append(s + ")")
-    line = (f"- **Time**, from the runs' own recorded `wall_time`: the {len(runs)} runs of `runs.csv` sum to "
-            f"{_secs(runs.wall_time.sum())} ({_fmt_s(runs.wall_time.sum())}; {_workers(f['prov'].get('n_jobs', '?'))}): "
+    line = (f"- **Time**, from the runs' own recorded time ({words}): the {len(runs)} runs of `runs.csv` sum to "
+            f"{_secs(runs._s.sum())} ({_fmt_s(runs._s.sum())}; {_workers(f['prov'].get('n_jobs', '?'))}): "
             + ", ".join(parts) + ".")
     sr = f["seq_runs"]
     if sr is not None and "wall_time" in sr:
-        line += f" The sequential step's {len(sr)} added runs: {_secs(sr.wall_time.sum())} more (`sequential_runs/runs.csv`)."
+        line += f" The sequential step's {len(sr)} added runs: {_secs(run_seconds(sr)[0].sum())} more (`sequential_runs/runs.csv`)."
     line += " `figures/TIMES.md` gives what `make figures` takes on 2 cores."
     means = []
     for row, g in runs.groupby("row", sort=False):
-        m = g.groupby("method", sort=False).wall_time.mean()
+        m = g.groupby("method", sort=False)._s.mean()
         bits = []
         for meth in m.index:
             if _cap_of(meth) is not None:
