@@ -67,9 +67,9 @@ def _same(r1: dict, r2: dict) -> None:
     assert _meta(r1["meta"]) == _meta(r2["meta"])
 
 
-#: Logged values that depend on the process, not the run: the wall time (the only one; an algorithm's info() is a
-#: function of its configuration and seed).
-_PROCESS_STATE = ("wall_time",)
+#: Logged values that depend on the process, not the run: the wall and CPU times (the only ones; an algorithm's
+#: info() is a function of its configuration and seed).
+_PROCESS_STATE = ("wall_time", "cpu_time")
 
 
 def _meta(m):

@@ -17,8 +17,8 @@ def test_run_cell_is_the_recipe_without_hooks():
     a, b = run_cell(CFG, 3, 1), run_regret_cell(CFG, 3, 1)
     for k in a["arrays"]:
         np.testing.assert_array_equal(a["arrays"][k], b["arrays"][k])
-    assert {k: v for k, v in a["meta"].items() if k != "wall_time"} == \
-        {k: v for k, v in b["meta"].items() if k != "wall_time"}
+    assert {k: v for k, v in a["meta"].items() if k not in ("wall_time", "cpu_time")} == \
+        {k: v for k, v in b["meta"].items() if k not in ("wall_time", "cpu_time")}
 
 
 def test_observers_see_every_step_and_do_not_change_the_run():
@@ -120,8 +120,8 @@ def test_pure_exploration_cell_takes_its_instance_from_a_hook():
     assert seen == [PE_CFG["instance"]]
     for k in a["arrays"]:
         np.testing.assert_array_equal(a["arrays"][k], b["arrays"][k])
-    assert {k: v for k, v in a["meta"].items() if k != "wall_time"} == \
-        {k: v for k, v in b["meta"].items() if k != "wall_time"}
+    assert {k: v for k, v in a["meta"].items() if k not in ("wall_time", "cpu_time")} == \
+        {k: v for k, v in b["meta"].items() if k not in ("wall_time", "cpu_time")}
     assert b["meta"] == canonical_meta(b["meta"])
     with pytest.raises(ValueError, match="spec"):
         make_instance({"rank": 1, "delta_min": 0.5, "noise": 1.0})
