@@ -214,12 +214,17 @@ def _note_sequential(f: dict) -> list:
         if within:
             out += ["", "WITHIN: settled within the claim's margin (INCONCLUSIVE in `claims.json`, whose note says so): "
                     + "; ".join(f"`{c}`, {r.get('within', '')}" for c, r in within) + "."]
-    still = [(c, r) for c, r in claims.items() if r.get("stopped")]
+    # open: stopped before the schedule's end, or INCONCLUSIVE at its last look (no look left to decide them)
+    last = len(sch)
+    still = [(c, r) for c, r in claims.items() if r.get("stopped") or
+             (r["verdict"] == "INCONCLUSIVE" and last > 1 and r.get("look") == last)]
     if still:
         why = {}
         for _, r in still:
-            why[r["stopped"]] = why.get(r["stopped"], 0) + 1
+            key = r.get("stopped") or "last"
+            why[key] = why.get(key, 0) + 1
         said = [(f"{'all' if k == len(still) else k} stopped by the CPU budget" if s == "budget" else
+                 f"{'all' if k == len(still) else k} at the schedule's last look (n = {sch[-1]})" if s == "last" else
                  f"{'all' if k == len(still) else k} stopped for {s}") for s, k in why.items()]
         out += ["", f"Still open: {len(still)} claims, {', '.join(said)}; INCONCLUSIVE, with the deciding comparison "
                     "at their last look:", ""]
@@ -229,7 +234,7 @@ def _note_sequential(f: dict) -> list:
             bounds = ("(unbounded interval)" if any(b is None or not np.isfinite(b) for b in iv) else
                       f"[{_r(iv[0])}, {_r(iv[1])}]")
             cmp_ = f"{r.get('label', '')}: {_r(r['effect'])} {bounds}" if r.get("effect") is not None else "–"
-            stop = ("the budget" if r["stopped"] == "budget" else
+            stop = ("the schedule's last look" if not r.get("stopped") else "the budget" if r["stopped"] == "budget" else
                     f"futility: {r.get('futility', '')}" if r["stopped"] == "futility" else str(r["stopped"]))
             orows.append([f"`{cid}`", f"{r.get('look', '?')} (n = {r.get('decided_at_n', '?')})", cmp_, stop])
         out += md_table(["claim", "last look", "deciding comparison: effect [interval]", "stopped by"], orows)
