@@ -273,6 +273,7 @@ def test_map_step_end_to_end_with_a_stand_in_cell(tmp_path):
     for s in added:  # only the points behind open claims get runs
         assert s["cells"] and all("N-KernelUCB" not in c for c in s["cells"])  # separated from both at look 1
         assert s["computed"] == s["runs"]
+        assert s["recorded"] == "wall_time"  # the fake runs record a wall clock only: said, not taken for CPU time
     final = out["table"]
     assert final[final.runner_up.notna()].n.max() == added[-1]["n"]
     # resumable: a second pass computes nothing

@@ -29,7 +29,7 @@ from dataclasses import replace
 import numpy as np
 
 from .arena import FINITE_ENVS, REAL_ENVS, SILENT, UNITS, ArenaResults, _env_dim
-from .claims import Claim, duration, md_table, repo_path
+from .claims import Claim, decided_at, duration, md_table, repo_path, step_tallies
 
 __all__ = ["CLAIMS", "arena_claims", "headline", "headline_text", "front_ends", "break_even_table", "load_folder",
            "note_markdown"]
@@ -460,15 +460,8 @@ def _note_runs(res, mruns, prov, folder) -> list:
         s = json.loads(sj.read_text())
         d = s.get("design", {})
         sch = [lk["n"] for lk in d.get("looks", [])]
-        added = sum(int(st.get("runs", 0)) for st in s.get("stages", []))
-        failed = sum(int(st.get("failed", 0) or 0) for st in s.get("stages", []))
-        refused = [st for st in s.get("stages", []) if st.get("refused")]
-        decided = {}
-        for cid, r in s.get("claims", {}).items():
-            decided.setdefault(int(r.get("decided_at_n", 0)), []).append(r.get("verdict"))
-        at = "; ".join(f"n = {n}: " + ", ".join(f"{v.count(x)} {x}" for x in ("PASS", "FAIL", "WITHIN", "INCONCLUSIVE")
-                                                  if v.count(x))
-                       for n, v in sorted(decided.items()))
+        added, failed, refused = step_tallies(s)
+        at = decided_at(s)
         lines.append(f"- **The sequential step** (`bandits.sequential`, {d.get('spending', '?')} spending, looks at "
                      f"n = {', '.join(str(n) for n in sch)} runs, budget "
                      f"{_fmt_g(s['budget_s']) + ' CPU-s' if s.get('budget_s') else 'none'}): {added} runs added "
@@ -699,7 +692,7 @@ def _note_map(mruns, folder) -> list:
     ms = folder / "map_sequential.json"
     if ms.exists():
         s = json.loads(ms.read_text())
-        added = sum(int(st.get("runs", 0)) for st in s.get("stages", []))
+        added = step_tallies(s)[0]
         out[-1] += f" The map's sequential step (`map_sequential.json`) added {added} runs."
     return out + [""]
 

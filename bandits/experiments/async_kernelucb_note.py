@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from .async_kernelucb import ENV_DIM, LINEAR_METHODS, MUCH_SMALLER, runs_text
 from .async_kernelucb_claims import COMPARABLE, exchange_size, largest_dictionary, lemma41_q_floor
-from .claims import duration, folder_csv, folder_json, md_table, repo_path
+from .claims import decided_at, duration, folder_csv, folder_json, md_table, repo_path, step_tallies
 
 __all__ = ["note_markdown"]
 
@@ -268,15 +268,8 @@ def _note_sequential(d) -> list:
     des = s.get("design", {})
     sch = [lk["n"] for lk in des.get("looks", [])] or list(des.get("schedule", []))
     stages = s.get("stages", [])
-    added = sum(int(st.get("runs", 0)) for st in stages)
-    failed = sum(int(st.get("failed", 0) or 0) for st in stages)
-    refused = [st for st in stages if st.get("refused")]
-    decided = {}
-    for cid, r in s.get("claims", {}).items():
-        decided.setdefault(int(r.get("decided_at_n", 0)), []).append(r.get("verdict"))
-    at = "; ".join(f"n = {n}: " + ", ".join(f"{v.count(x)} {x}" for x in ("PASS", "FAIL", "WITHIN", "INCONCLUSIVE")
-                                              if v.count(x))
-                   for n, v in sorted(decided.items()))
+    added, failed, refused = step_tallies(s)
+    at = decided_at(s)
     per = "; ".join(f"look {st.get('look')} (n = {st.get('n')}): {int(st.get('runs', 0))} runs on "
                     f"{len(st.get('cells', []))} cells, {_secs(st.get('recorded_s', 0.0))}" for st in stages
                     if int(st.get("runs", 0)))

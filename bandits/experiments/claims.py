@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from ..validation import check, one_of, optional, rule
 
-__all__ = ["md_table", "repo_path", "duration", "folder_json", "folder_csv", "run_seconds", "KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
+__all__ = ["md_table", "repo_path", "duration", "folder_json", "folder_csv", "run_seconds", "step_tallies", "decided_at", "KINDS", "QUOTES", "CAUSES", "CAUSE_WORDS", "OPEN_MEANS", "cause_text", "Claim", "verdict_counts",
            "summary_line", "kind_summary", "claims_table", "write_claims"]
 
 #: What a claim is: a statement of the paper, a check of this package's implementation, or a hypothesis of
@@ -301,6 +301,24 @@ def duration(s: float) -> str:
     if s >= 60:
         return f"{int(s // 60)} min {int(round(s % 60)):02d} s"
     return f"{s:.0f} s"
+
+
+def step_tallies(seq: dict):
+    """A sequential step's totals for a generated note, from its ``sequential.json`` (``seq``): ``(runs added,
+    runs failed, the refused looks)`` over its stages (a refused look adds no run)."""
+    stages = seq.get("stages", [])
+    return (sum(int(st.get("runs", 0) or 0) for st in stages), sum(int(st.get("failed", 0) or 0) for st in stages),
+            [st for st in stages if st.get("refused")])
+
+
+def decided_at(seq: dict) -> str:
+    """The claims' verdicts by the run count they were decided at, in words: ``n = 10: 20 PASS, 5 FAIL; n = 20: 1 PASS``."""
+    decided: dict = {}
+    for r in seq.get("claims", {}).values():
+        decided.setdefault(int(r.get("decided_at_n", 0)), []).append(r.get("verdict"))
+    return "; ".join(f"n = {n}: " + ", ".join(f"{v.count(x)} {x}" for x in ("PASS", "FAIL", "WITHIN", "INCONCLUSIVE")
+                                              if v.count(x))
+                     for n, v in sorted(decided.items()))
 
 
 def run_seconds(runs):

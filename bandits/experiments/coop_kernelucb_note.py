@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numpy as np
-from .claims import duration, md_table, repo_path, run_seconds
+from .claims import duration, md_table, repo_path, run_seconds, step_tallies
 from .coop_kernelucb import COOPERATIVE, GRAPH_TITLES, PAPER_METHODS, PAPER_RUNS
 
 __all__ = ["note_markdown"]
@@ -208,10 +208,7 @@ def _note_sequential(f) -> list:
         return []
     d = s.get("design", {})
     sch = [lk["n"] for lk in d.get("looks", [])] or d.get("schedule", [])
-    stages = s.get("stages", [])
-    added = sum(int(st.get("runs", 0) or 0) for st in stages)
-    failed = sum(int(st.get("failed", 0) or 0) for st in stages)
-    refused = [st for st in stages if st.get("refused")]
+    added, failed, refused = step_tallies(s)
     cl = s.get("claims", {})
     decided, undecided = {}, {}
     for cid, r in cl.items():

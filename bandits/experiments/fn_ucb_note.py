@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from .claims import duration, folder_csv, folder_json, md_table, repo_path
+from .claims import duration, folder_csv, folder_json, md_table, repo_path, step_tallies
 from .fn_ucb import failed_mask
 
 __all__ = ["note_markdown"]
@@ -149,12 +149,10 @@ def _note_sequential(f: dict) -> list:
             f"Each of the {len(claims)} claims it covers is judged at look 1 on the committed runs, at the look's "
             "level; the curves behind the claims not yet decided are given more runs, look by look, through the run "
             "cache.")
-    added = sum(int(st.get("runs", 0) or 0) for st in stages if not st.get("refused"))
-    failed = sum(int(st.get("failed", 0) or 0) for st in stages if not st.get("refused"))
+    added, failed, refused = step_tallies(seq)
     cpu = float(seq.get("cpu_s", 0.0))
     head += (f" {added} runs added, {cpu:.0f} CPU-s ({_fmt_s(cpu)}) of their recorded run time counted against the "
              f"budget, {failed} of them failed.")
-    refused = [st for st in stages if st.get("refused")]
     if seq.get("stopped"):
         head += f" Stopped: {seq['stopped']}" + (f" (look {refused[-1]['look']}: {refused[-1]['refused']})"
                                                  if refused else "") + "."
