@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from .async_kernelucb import ENV_DIM, LINEAR_METHODS, MUCH_SMALLER, runs_text
 from .async_kernelucb_claims import COMPARABLE, exchange_size, largest_dictionary, lemma41_q_floor
-from .claims import decided_at, duration, folder_csv, folder_json, md_table, repo_path, step_tallies
+from .claims import decided_at, duration, folder_csv, folder_json, md_table, repo_path, run_seconds, step_tallies
 
 __all__ = ["note_markdown"]
 
@@ -299,14 +299,17 @@ def _note_sequential(d) -> list:
 def _note_time(d) -> list:
     runs, tune, s = d["runs"], d["tune"], d["seq"]
     parts = []
+    secs, words = run_seconds(runs)
     if tune is not None and "wall_time" in tune:
-        parts.append(f"the {len(tune)} tuning runs {_secs(tune.wall_time.sum(skipna=True))}")
-    parts.append(f"Figure 2's {len(runs)} runs {_secs(runs.wall_time.sum(skipna=True))} (by environment and method "
+        tsecs, twords = run_seconds(tune)
+        parts.append(f"the {len(tune)} tuning runs {_secs(tsecs.sum(skipna=True))}"
+                     + (f" ({twords})" if twords != words else ""))
+    parts.append(f"Figure 2's {len(runs)} runs {_secs(secs.sum(skipna=True))} (by environment and method "
                  "below)")
     if s and s.get("cpu_s"):
         parts.append(f"the sequential step's {sum(int(st.get('runs', 0)) for st in s.get('stages', []))} added runs "
                      f"{_secs(s['cpu_s'])} (`sequential.json`)")
-    line = f"- **Time**, from the runs' own recorded times (`wall_time`): {_and(parts)}"
+    line = f"- **Time**, from the runs' own recorded times ({words}): {_and(parts)}"
     if d["dsens"] is not None or d["gsens"] is not None:
         line += "; the D table's and the γ/q panel's runs have no recorded times in this folder's files"
     return [line + " (`figures/TIMES.md` gives the time on 2 cores)."]
@@ -511,7 +514,7 @@ def _note_mended(d, env, g_new) -> list:
     at = "that choice" if gs and g_new and np.allclose(gs, g_new) else f"γ_k = {_and(_n(g) for g in gs)}"
     what = [f"{len(m['tune'])} tuning runs" if m["tune"] is not None else None, f"{len(m['runs'])} Figure-2 runs",
             "the D table" if m["dsens"] is not None else None]
-    secs = float(m["runs"].wall_time.sum()) + (float(m["tune"].wall_time.sum()) if m["tune"] is not None else 0.0)
+    secs = float(run_seconds(m["runs"])[0].sum()) + (float(run_seconds(m["tune"])[0].sum()) if m["tune"] is not None else 0.0)
     envs_p = m["p"].get("envs") or [env]
     txt = (f"**`{sub.name}/`** is {_env(env)} at {at} (the notebook with `envs={list(envs_p)}` at commit "
            f"`{(git.get('commit') or 'unknown')[:7]}`: {_and(x for x in what if x)}; {_secs(secs)} of recorded run "
@@ -644,22 +647,25 @@ def _note_times(d) -> list:
     if runs is None or "wall_time" not in runs:
         return []
     ms = _methods(d)
+    secs, words = run_seconds(runs)
     rows = []
     for e in _envs(d):
         row = [_env(e)]
         for m in ms:
             x = _cell(d, e, m)
-            row.append(f"{_n(x.wall_time.sum())} ({_n(x.wall_time.mean())})" if x is not None and len(x) else "–")
-        row.append(_n(runs[runs.env == e].wall_time.sum()))
+            xs = secs.loc[x.index] if x is not None and len(x) else None
+            row.append(f"{_n(xs.sum())} ({_n(xs.mean())})" if xs is not None else "–")
+        row.append(_n(secs[runs.env == e].sum()))
         rows.append(row)
-    tot = ["all"] + [_n(runs[runs.method == m].wall_time.sum()) for m in ms] + [_n(runs.wall_time.sum())]
-    out = ["## The runs' own wall times", "",
-           "Seconds per environment and method, summed over Figure 2's runs (the mean per run in brackets; `runs.csv`):",
-           ""]
+    tot = ["all"] + [_n(secs[runs.method == m].sum()) for m in ms] + [_n(secs.sum())]
+    out = ["## The runs' own recorded times", "",
+           f"Seconds per environment and method ({words}), summed over Figure 2's runs (the mean per run in "
+           "brackets; `runs.csv`):", ""]
     out += md_table(["env"] + ms + ["sum"], rows + [tot])
     if tune is not None and "wall_time" in tune:
-        by = tune.groupby("method", sort=False).wall_time.agg(["sum", "size"])
-        out += ["", f"Tuning (`tuning_grid.csv`): {len(tune)} runs, {_n(tune.wall_time.sum())} s; by method "
+        tsecs, twords = run_seconds(tune)
+        by = tune.assign(_s=tsecs).groupby("method", sort=False)._s.agg(["sum", "size"])
+        out += ["", f"Tuning (`tuning_grid.csv`, {twords}): {len(tune)} runs, {_n(tsecs.sum())} s; by method "
                     + ", ".join(f"{m} {_n(r['sum'])} s ({int(r['size'])} runs)" for m, r in by.iterrows()) + "."]
     return out + [""]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from .claims import duration, folder_csv, folder_json, md_table, repo_path, step_tallies
+from .claims import duration, folder_csv, folder_json, md_table, repo_path, run_seconds, step_tallies
 from .fn_ucb import failed_mask
 
 __all__ = ["note_markdown"]
@@ -96,8 +96,9 @@ def _note_runs(f: dict) -> list:
                  "labels) and the official code's (labelled \"[official]\")"
                  + (f"; {_figs(text_only)} with the text's training only" if text_only else "") + ".")
     d = _distinct(runs)
+    secs, words = run_seconds(d)
     line += (f" {len(d)} runs ({len(runs)} rows of `runs.csv`: a run can serve several figures, and is computed and "
-             f"counted once), {_fmt_s(d.wall_time.sum(skipna=True))} of the runs' own recorded time (`wall_time`, "
+             f"counted once), {_fmt_s(secs.sum(skipna=True))} of the runs' own recorded time ({words}, "
              "each run once; `figures/TIMES.md` gives the time on 2 cores).")
     out = [line]
     if results is not None and len(results):
