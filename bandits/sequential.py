@@ -1032,7 +1032,7 @@ HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential",
 FULL_MODE_DESIGNS = {
     "duets": ((5, 10, 20, 40), "obf", 1800.0),
     "async_theory": ((3, 6, 12, 24), "obf", 400.0),
-    "fn_ucb": ((3, 6, 12, 24), "pocock", 18500.0, 2),
+    "fn_ucb": ((3, 6, 12, 24), "pocock", 24000.0, 2),
     "fn_ucb_theory": ((3, 6, 12, 24), "pocock", 2400.0),
     "coop_kernelucb": ((10, 20, 40, 80), "pocock", 0.0),
     "coop_theory": ((10, 20, 40, 80), "pocock", 300.0),

@@ -311,13 +311,17 @@ def test_note_reads_whatever_the_sequential_step_wrote(tmp_path):
     assert "## The sequential step" not in note and "Measured outside these runs" in note
     s = json.loads((src / "sequential.json").read_text())
     s["futility"], s["futility_from_look"] = True, 2
-    cid = next(c for c, r in s["claims"].items() if r.get("stopped") == "budget")
+    # an open claim (stopped by the budget, or INCONCLUSIVE at the schedule's last look) turned into a futility stop
+    cid = next(c for c, r in s["claims"].items() if r["verdict"] == "INCONCLUSIVE" and r.get("stopped") != "futility")
     n_fut = 1 + sum(r.get("stopped") == "futility" for r in s["claims"].values())
     s["claims"][cid].update(stopped="futility", futility="a tie at its threshold: no number of runs decides it")
     s["stages"] = [st for st in s["stages"] if not st.get("refused")]  # a stored look in place of a refused one
     k = s["stages"][-1]["look"] + 1
-    s["stages"].append({"look": k, "n": s["design"]["schedule"][k - 1], "cells": [], "reps": [], "claims": [cid],
-                        "runs": 3, "stored": 3, "computed": 0, "cached": 0, "recorded_s": 1.0, "failed": 1})
+    if k <= len(s["design"]["schedule"]):
+        s["stages"].append({"look": k, "n": s["design"]["schedule"][k - 1], "cells": [], "reps": [], "claims": [cid],
+                            "runs": 3, "stored": 3, "computed": 0, "cached": 0, "recorded_s": 1.0, "failed": 1})
+    else:  # the schedule's last look ran: it is read back from the folder instead
+        s["stages"][-1].update(runs=3, stored=3, computed=0, cached=0)
     (tmp_path / "sequential.json").write_text(json.dumps(s))
     note = fn_ucb_note.note_markdown(tmp_path)
     assert "the futility stop from look 2 on" in note and f"{n_fut} stopped for futility" in note
