@@ -234,6 +234,19 @@ def test_gamma_sensitivity_tiny(tmp_path):
     extra = _not_in_fig2(runs, res.runs)
     own = (runs.gamma == 1.0) & (runs.q == 1.0)
     assert len(extra) == int((~own).sum()) == len(runs) - 2 * 2
+    # figures/TIMES.md (tools/nbtools.py run_times) counts a Figure-2 run the panel shows once, as the notebook
+    # writes both tables (at full precision)
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import nbtools
+
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    res.runs.to_csv(folder / "runs.csv", index=False)
+    runs.to_csv(folder / "gamma_sensitivity_runs.csv", index=False)
+    assert nbtools.run_times(folder)["runs"] == len(res.runs) + len(extra)
 
 
 def test_random_reference_on_fixed_arms():
