@@ -1,5 +1,6 @@
 """Async-KernelUCB Figure 2 through the runner on a tiny synthetic setting."""
 import numpy as np
+import pandas as pd
 import pytest
 
 from bandits.experiments import async_kernelucb as ex
@@ -85,6 +86,12 @@ def test_threshold_sensitivity_tiny(tmp_path):
             "Approx-DisKernelUCB"} <= methods
     # a smaller threshold never communicates less
     assert s.loc[("f1", "Async-KernelUCB (D=1/N^2)"), "C_T"] >= s.loc[("f1", "Async-KernelUCB (D=1)"), "C_T"]
+    # with_runs: the same table and its own runs, one row each with its recorded times (figures/TIMES.md)
+    s2, runs = ex.run_D_sensitivity(res, Ds=(0.1, "1/N^2"), n_jobs=1, backend="serial", cache_dir=tmp_path,
+                                    progress=False, with_runs=True)
+    pd.testing.assert_frame_equal(s, s2)
+    assert len(runs) == 2 and {"wall_time", "cpu_time", "rep", "R_T"} <= set(runs.columns)
+    assert runs.cpu_time.notna().all()
 
 
 def test_full_mode_budget_parameters():
@@ -216,6 +223,30 @@ def test_gamma_sensitivity_tiny(tmp_path):
     a = t[(t.method == "Async-KernelUCB") & (t.gamma == 1.0) & (t.q == 1.0)].iloc[0]
     assert a.R_T == pytest.approx(res.runs[res.runs.method == "Async-KernelUCB"].R_T.mean())
     assert len(exp.plot_gamma_sensitivity(t, res).axes) == 1
+    # with_runs: the runs at Figure 2's T, one row each; those at Figure 2's own setting are its runs (the
+    # same recorded times, from the run cache), which the generated note counts once
+    t2, runs = ex.run_gamma_sensitivity(res, n_jobs=1, backend="serial", cache_dir=tmp_path, progress=False,
+                                        with_runs=True)
+    pd.testing.assert_frame_equal(t, t2)
+    assert len(runs) == int(t.runs.sum()) and runs.cpu_time.notna().all()
+    from bandits.experiments.async_kernelucb_note import _not_in_fig2
+
+    extra = _not_in_fig2(runs, res.runs)
+    own = (runs.gamma == 1.0) & (runs.q == 1.0)
+    assert len(extra) == int((~own).sum()) == len(runs) - 2 * 2
+    # figures/TIMES.md (tools/nbtools.py run_times) counts a Figure-2 run the panel shows once, as the notebook
+    # writes both tables (at full precision)
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import nbtools
+
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    res.runs.to_csv(folder / "runs.csv", index=False)
+    runs.to_csv(folder / "gamma_sensitivity_runs.csv", index=False)
+    assert nbtools.run_times(folder)["runs"] == len(res.runs) + len(extra)
 
 
 def test_random_reference_on_fixed_arms():

@@ -532,7 +532,7 @@ def _rows(labels, results):
                      "m_sq_sum": np.nan if meta.get("m_sq_sum") is None else float(meta["m_sq_sum"]),
                      "same_query": float(meta.get("same_query", np.nan)),
                      "multi_steps": float(meta.get("multi_steps", np.nan)),
-                     "wall_time": float(meta["wall_time"]), "failed": None})
+                     "wall_time": float(meta["wall_time"]), "cpu_time": meta.get("cpu_time"), "failed": None})
     runs = pd.DataFrame(rows)
     if not runs.empty and "failed" not in runs:
         runs["failed"] = None
@@ -751,7 +751,8 @@ def run_map(mp: dict, explore: dict | None = None, seed: int = 0, n_jobs: int = 
         for t in mp["checkpoints"]:
             if t <= lab["T"]:
                 rows.append({**lab, "t": int(t), "R_t": float(R[t - 1]), "C_t": float(C[t - 1]),
-                             "failed": meta.get("failed"), "wall_time": meta.get("wall_time")})
+                             "failed": meta.get("failed"), "wall_time": meta.get("wall_time"),
+                             "cpu_time": meta.get("cpu_time")})
     return pd.DataFrame(rows)
 
 

@@ -324,7 +324,8 @@ class ArenaMapSequential:
             for t in state["params"]["checkpoints"]:
                 if t <= lab["T"]:
                     rows.append({**lab, "t": int(t), "R_t": float(R[t - 1]), "C_t": float(C[t - 1]),
-                                 "failed": meta.get("failed"), "wall_time": meta.get("wall_time")})
+                                 "failed": meta.get("failed"), "wall_time": meta.get("wall_time"),
+                                 "cpu_time": meta.get("cpu_time")})
         new = _failed_none(pd.DataFrame(rows))
         out = dict(state, runs=pd.concat([state["runs"], new], ignore_index=True),
                    n=state["n"] + len(set(new.rep.tolist())))

@@ -509,12 +509,14 @@ def random_reference(p: dict, env: str, reps, T: int, seed: int = 0, every: int 
 
 
 def run_D_sensitivity(res: Fig2Results, Ds=(0.1, "1/N^2"), seed: int = 0, n_jobs: int = 1, backend: str = "loky",
-                      cache_dir=None, progress: bool = True):
+                      cache_dir=None, progress: bool = True, with_runs: bool = False):
     """Async-KernelUCB at its selected (γ_k, α) on the same runs, with other thresholds D
     (``"1/N^2"``: the theory's choice). The paper does not state the D of its experiments; this
     shows what it does to the regret–communication comparison with Approx-DisKernelUCB. Not part
     of the paper's figure or of the claims: it uses the first ``sens_runs`` runs (``None``: all),
-    and the table's means are over each row's own runs (column ``runs``)."""
+    and the table's means are over each row's own runs (column ``runs``). ``with_runs``: also the
+    table's own runs, one row each with its recorded times (``(table, runs)``; the notebook writes them
+    to ``D_sensitivity_runs.csv``, which ``figures/TIMES.md`` counts)."""
     import pandas as pd
 
     p = res.params
@@ -538,7 +540,8 @@ def run_D_sensitivity(res: Fig2Results, Ds=(0.1, "1/N^2"), seed: int = 0, n_jobs
     base = res.runs[res.runs.method.isin(["Async-KernelUCB", "Approx-DisKernelUCB"]) & res.runs.env.isin(envs)]
     base = base.assign(method=base.method.where(base.method != "Async-KernelUCB", f"Async-KernelUCB (D={p['D']:g})"))
     out = pd.concat([base, runs], ignore_index=True).groupby(["env", "method"])
-    return out[["R_T", "C_T"]].mean().assign(runs=out.size())
+    table = out[["R_T", "C_T"]].mean().assign(runs=out.size())
+    return (table, runs) if with_runs else table
 
 
 def comm_table(res: Fig2Results):
@@ -567,7 +570,7 @@ def comm_table(res: Fig2Results):
 
 
 def run_gamma_sensitivity(res: Fig2Results, seed: int = 0, n_jobs: int = 1, backend: str = "loky",
-                          cache_dir=None, progress: bool = True):
+                          cache_dir=None, progress: bool = True, with_runs: bool = False):
     """Regret against communication for the two Nyström methods on ``gsens_envs`` (f1 and
     MagicTelescope by default) over the kernel width γ ∈ ``gsens_gammas`` (each method at its
     selected α) and the oversampling q ∈ ``gsens_q`` (at its selected γ; Approx-DisKernelUCB's q̄),
@@ -580,7 +583,10 @@ def run_gamma_sensitivity(res: Fig2Results, seed: int = 0, n_jobs: int = 1, back
     Not part of the claims: it shows where the paper's communication story holds.
 
     Returns a DataFrame, one row per (env, method, γ, q) with runs, mean R_T, C_T, dict_size, and
-    ``T`` (Figure 2's, or the tuning length for the stand-ins; ``note`` says which)."""
+    ``T`` (Figure 2's, or the tuning length for the stand-ins; ``note`` says which); with ``with_runs``,
+    ``(table, runs)``: also the runs made at Figure 2's T, one row each with its recorded times (the
+    notebook writes them to ``gamma_sensitivity_runs.csv``, which ``figures/TIMES.md`` counts; a run at
+    Figure 2's own setting is its run, found in the run cache, and counted once)."""
     import pandas as pd
 
     p = res.params
@@ -613,7 +619,7 @@ def run_gamma_sensitivity(res: Fig2Results, seed: int = 0, n_jobs: int = 1, back
                     tasks.append((cfg, rep))
                     labels.append({"env": env, "method": m, "gamma": g, "alpha": a0, "q": q, "rep": rep,
                                    "T": p["T"]})
-    out = pd.DataFrame(rows)
+    out, runs = pd.DataFrame(rows), pd.DataFrame()
     if tasks:
         _, runs = _collect(tasks, labels, seed, n_jobs, backend, cache_dir, progress, "Async γ/q sensitivity",
                            max(1, p["T"] // 10))
@@ -621,4 +627,4 @@ def run_gamma_sensitivity(res: Fig2Results, seed: int = 0, n_jobs: int = 1, back
         full = g.agg(runs=("rep", "size"), R_T=("R_T", "mean"), C_T=("C_T", "mean"),
                      dict_size=("dict_size", "mean")).reset_index().assign(T=p["T"], note="")
         out = pd.concat([full, out], ignore_index=True)
-    return out
+    return (out, runs) if with_runs else out

@@ -104,7 +104,8 @@ def _read(folder):
         p["T"] = int(runs["T"].max())
     return {"folder": folder, "prov": prov, "mode": mode, "p": p, "runs": runs, "tune": csv("tuning_grid.csv"),
             "sel": csv("selected.csv"), "comm": csv("comm_table.csv"), "dsens": csv("D_sensitivity.csv"),
-            "gsens": csv("gamma_sensitivity.csv"), "claims": (js("claims.json") or {}).get("claims", []),
+            "gsens": csv("gamma_sensitivity.csv"), "dsens_runs": csv("D_sensitivity_runs.csv"),
+            "gsens_runs": csv("gamma_sensitivity_runs.csv"), "claims": (js("claims.json") or {}).get("claims", []),
             "seq": js("sequential.json")}
 
 
@@ -296,6 +297,22 @@ def _note_sequential(d) -> list:
     return [line]
 
 
+def _not_in_fig2(extra, runs):
+    """The rows of a sensitivity table's runs (``D_sensitivity_runs.csv``, ``gamma_sensitivity_runs.csv``) that
+    are not Figure 2's own runs (a run at Figure 2's setting is found in the run cache: the same repetition,
+    R(T) and recorded time, compared at the six significant digits the files keep); None when the folder
+    lacks the file."""
+    key = ["rep", "R_T", "wall_time"]
+    if extra is None or runs is None or not (set(key) <= set(extra.columns) and set(key) <= set(runs.columns)):
+        return extra
+
+    def rows(df):
+        return [tuple(float(f"{float(v):.6g}") for v in r) for r in df[key].itertuples(index=False, name=None)]
+
+    seen = set(rows(runs))
+    return extra[[r not in seen for r in rows(extra)]]
+
+
 def _note_time(d) -> list:
     runs, tune, s = d["runs"], d["tune"], d["seq"]
     parts = []
@@ -306,12 +323,21 @@ def _note_time(d) -> list:
                      + (f" ({twords})" if twords != words else ""))
     parts.append(f"Figure 2's {len(runs)} runs {_secs(secs.sum(skipna=True))} (by environment and method "
                  "below)")
+    for key, what in (("dsens_runs", "the D table's"), ("gsens_runs", "the γ/q panel's")):
+        extra = _not_in_fig2(d.get(key), runs)
+        if extra is not None and "wall_time" in extra:
+            esecs, ewords = run_seconds(extra)
+            parts.append(f"{what} {len(extra)} runs beyond Figure 2's {_secs(esecs.sum(skipna=True))}"
+                         + (f" ({ewords})" if ewords != words else ""))
     if s and s.get("cpu_s"):
         parts.append(f"the sequential step's {sum(int(st.get('runs', 0)) for st in s.get('stages', []))} added runs "
                      f"{_secs(s['cpu_s'])} (`sequential.json`)")
     line = f"- **Time**, from the runs' own recorded times ({words}): {_and(parts)}"
-    if d["dsens"] is not None or d["gsens"] is not None:
-        line += "; the D table's and the γ/q panel's runs have no recorded times in this folder's files"
+    missing = [w for key, runs_key, w in (("dsens", "dsens_runs", "the D table's"), ("gsens", "gsens_runs", "the γ/q panel's"))
+               if d[key] is not None and d.get(runs_key) is None]
+    if missing:
+        line += (f"; {_and(missing)} runs have no recorded times in this folder's files: they were written before the "
+                 "notebook kept them, one row per run, in `D_sensitivity_runs.csv` and `gamma_sensitivity_runs.csv`")
     return [line + " (`figures/TIMES.md` gives the time on 2 cores)."]
 
 

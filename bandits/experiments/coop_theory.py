@@ -373,7 +373,7 @@ def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", c
         R = np.cumsum(reg) / lab["V"]
         info = res["meta"]["info"]
         run_rows.append({**lab, "R_T": R[-1], "accepted_deliveries": info.get("accepted_deliveries"),
-                         "wall_time": res["meta"]["wall_time"]})
+                         "wall_time": res["meta"]["wall_time"], "cpu_time": res["meta"].get("cpu_time")})
         if lab["check"] == "C5":
             curve_rows.append(pd.DataFrame({"method": lab["method"], "rep": lab["rep"],
                                             "t": np.arange(1, R.size + 1), "regret": R}))

@@ -111,7 +111,7 @@ class CoopTheorySequential(RunsTableHooks):
             R = np.cumsum(np.asarray(res["arrays"]["regret"], dtype=float)) / lab["V"]
             info = res["meta"].get("info") or {}
             rows.append({**lab, "R_T": float(R[-1]), "accepted_deliveries": info.get("accepted_deliveries"),
-                         "wall_time": res["meta"]["wall_time"]})
+                         "wall_time": res["meta"]["wall_time"], "cpu_time": res["meta"].get("cpu_time")})
         return pd.DataFrame(rows)
 
     def cost_s(self, cell, state) -> float:

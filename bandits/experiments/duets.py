@@ -139,6 +139,7 @@ def run_fig1(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky",
         info = meta["info"]
         run_rows.append({**lab, "R_T": R[-1], "C_paper": c_paper[-1], "C_code": c_code[-1],
                          "comm_rounds": meta["comm_rounds"], "wall_time": meta["wall_time"],
+                         "cpu_time": meta.get("cpu_time"),
                          "n_syncs": info.get("n_syncs", np.nan)})
         if "epochs" in info:
             env = envs[lab["function"]]

@@ -159,6 +159,7 @@ class DuetsSequential:
                          "R_T": R[-1], "C_paper": comm_curve(a["comm_up"], a["comm_down"], N, "paper")[-1],
                          "C_code": comm_curve(a["comm_up"], a["comm_down"], N, "code_uplink")[-1],
                          "comm_rounds": meta["comm_rounds"], "wall_time": meta["wall_time"],
+                         "cpu_time": meta.get("cpu_time"),
                          "n_syncs": (meta.get("info") or {}).get("n_syncs", np.nan)})
         return {"runs": pd.DataFrame(rows)}
 

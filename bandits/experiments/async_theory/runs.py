@@ -140,7 +140,8 @@ def _row(p: dict, lab: dict, res: dict) -> dict:
     a, meta = res["arrays"], res["meta"]
     info = meta["info"]
     C = float(np.sum(a["comm_up"] + a["comm_down"]))
-    row = {**lab, "R_T": float(np.sum(a["regret"])), "C_T": C, "wall_time": float(meta["wall_time"])}
+    row = {**lab, "R_T": float(np.sum(a["regret"])), "C_T": C, "wall_time": float(meta["wall_time"]),
+           "cpu_time": meta.get("cpu_time")}
     if lab["method"] == ASYNC:
         up = meta["uploaded"]
         beta = _beta(p)
@@ -352,7 +353,7 @@ def _extra_collect(ctx: RunContext):
     N, T, check, alg = int(config["N"]), int(config["T"]), config["check"], config["algorithm"]
     env, wenv = ctx.env.env, ctx.env
     meta = {"R_T": float(trace.regret.sum()), "C_T": float(ledger.total_up + ledger.total_down),
-            "wall_time": trace.wall_time}
+            "wall_time": trace.wall_time, "cpu_time": trace.cpu_time}
     arrays = {"regret": trace.regret}
     if alg == "AsyncKernelUCB":
         info = trace.info
