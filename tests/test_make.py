@@ -391,6 +391,27 @@ def test_times_leave_out_an_opt_in_parameters_runs(tmp_path):
     assert "not counted: 1 runs of the opt-in `rank_cap_ablation` (30 s)" in nbtools.times_table(out)
 
 
+def test_times_name_the_tables_whose_runs_recorded_no_time(tmp_path):
+    # a table of means from a folder written before its per-run table: its runs ran untimed, and the row says
+    # so; once the per-run table is there, the row no longer names it (and its runs are counted)
+    out = tmp_path / "figures"
+    f = out / "async_kernelucb"
+    f.mkdir(parents=True)
+    (f / "runs.csv").write_text("method,rep,R_T,wall_time\nA,0,1.5,10\n")
+    (f / "D_sensitivity.csv").write_text("env,method,R_T\nmagic,A,1.0\n")
+    (row,) = nbtools.times_rows(out)
+    assert row["untimed_tables"] == ["D_sensitivity.csv"] and row["runs"] == 1
+    assert "not counted: the runs behind D_sensitivity.csv, which recorded no time" in nbtools.times_table(out)
+    (f / "D_sensitivity_runs.csv").write_text("method,rep,R_T,wall_time,cpu_time\nA (D=0.1),0,2.5,7,6\n")
+    (row,) = nbtools.times_rows(out)
+    assert row["untimed_tables"] == [] and row["runs"] == 2 and row["sum_s"] == 16.0
+    # the notebook writes the per-run tables the mapping names
+    root = Path(__file__).resolve().parent.parent
+    for folder, pairs in nbtools.UNTIMED_TABLES.items():
+        src = (root / "notebooks" / f"{folder}.py").read_text(encoding="utf-8")
+        assert all(per_run in src for _, per_run in pairs), folder
+
+
 def test_opt_in_runs_match_the_notebooks_defaults_and_labels():
     # TIMES.md leaves out OPT_IN_RUNS only while the notebook's default really does not run them, and the mark
     # is the label the experiment gives those runs

@@ -190,6 +190,18 @@ def _float(v):
 #: row, not in its total): folder → (parameter, its default, the mark).
 OPT_IN_RUNS = {"coop_kernelucb": ("rank_cap_ablation", "None", "(rank ≤")}
 
+#: Tables of means whose runs a notebook now writes one row each (with their times) beside them: folder →
+#: [(the table of means, the per-run table)]. A folder written before holds the first without the second; its
+#: runs ran but recorded no time, and TIMES.md's row says so (they are not in its sums).
+UNTIMED_TABLES = {"async_kernelucb": [("D_sensitivity.csv", "D_sensitivity_runs.csv"),
+                                      ("gamma_sensitivity.csv", "gamma_sensitivity_runs.csv")]}
+
+
+def untimed_tables(folder) -> list[str]:
+    """The tables of means in ``folder`` whose runs recorded no time (:data:`UNTIMED_TABLES`)."""
+    folder = Path(folder)
+    return [m for m, per_run in UNTIMED_TABLES.get(folder.name, []) if (folder / m).exists() and not (folder / per_run).exists()]
+
 
 def run_times(folder) -> dict:
     """The runs a notebook's folder records: ``{"tables": [file names], "runs": n, "sum_s": s,
@@ -267,7 +279,8 @@ def times_rows(out_root, workers: int = 2) -> list[dict]:
             est, basis = pm["duration_s"] + rt["sequential_s"] / workers, "papermill"
         else:
             est, basis = None, "none"
-        rows.append({"notebook": name, **rt, "papermill": pm, "estimate_s": est, "basis": basis})
+        rows.append({"notebook": name, **rt, "untimed_tables": untimed_tables(folder), "papermill": pm,
+                     "estimate_s": est, "basis": basis})
     return rows
 
 
@@ -293,6 +306,9 @@ def times_table(out_root, workers: int = 2) -> str:
                 extra.append(f"{which} timed by the wall clock (recorded before the runner recorded CPU time)")
             if r["sequential_s"]:
                 extra.append(f"and the sequential step's added runs, {r['sequential_s']:.0f} s (sequential.json)")
+            if r.get("untimed_tables"):
+                extra.append(f"not counted: the runs behind {', '.join(r['untimed_tables'])}, which recorded no time "
+                             "(the folder predates their per-run tables)")
             if r.get("opt_in"):
                 par, dflt, n_opt, s_opt = r["opt_in"]
                 extra.append(f"not counted: {n_opt} runs of the opt-in `{par}` ({s_opt:.0f} s), "
@@ -327,7 +343,7 @@ run timed by itself, so that restarts over the run cache and runs found in the c
 A run's time is its CPU time (`cpu_time`: the seconds of the process that ran it, which other jobs on the
 machine do not inflate); rows recorded before the runner recorded CPU time have only their wall clock
 (`wall_time`, inflated when the machine was loaded), and the row says how many. The notebook's work outside the runs (plots, claims, runs that record no time)
-is not in it. Where a notebook records no per-run times, papermill's wall time of its last start stands
+is not in it; a row names the tables whose runs ran without recording a time. Where a notebook records no per-run times, papermill's wall time of its last start stands
 in, labelled; papermill's record is shown for every notebook (a start that found runs in the cache took
 less than its runs, a loaded machine more). Runs of an opt-in parameter that a committed folder holds but
 `make figures` does not run at the notebook's defaults are named in its row and left out of the sums. The
