@@ -300,7 +300,7 @@ def _note_sequential(d) -> list:
 def _not_in_fig2(extra, runs):
     """The rows of a sensitivity table's runs (``D_sensitivity_runs.csv``, ``gamma_sensitivity_runs.csv``) that
     are not Figure 2's own runs (a run at Figure 2's setting is found in the run cache: the same repetition,
-    R(T) and recorded time, compared at the six significant digits the files keep); None when the folder
+    R(T) and recorded time, compared at six significant digits); None when the folder
     lacks the file."""
     key = ["rep", "R_T", "wall_time"]
     if extra is None or runs is None or not (set(key) <= set(extra.columns) and set(key) <= set(runs.columns)):
