@@ -120,7 +120,7 @@ def test_note_on_quick_shaped_and_partial_folders(tmp_path):
     import pandas as pd
 
     src = Path(__file__).resolve().parents[1] / "figures" / "cope_kb"
-    res = pd.read_csv(src / "results.csv")
+    res = ex.read_results(src)
     prov = json.loads((src / "provenance.json").read_text())
     quick = res[(res.delta_min.isin([0.1, 0.2, 0.4, 0.8]) | res.delta_min.isna())
                 & (res["T"].isin([7000, 30000, 100000, 300000]) | res["T"].isna())
@@ -144,3 +144,49 @@ def test_note_on_quick_shaped_and_partial_folders(tmp_path):
     fb1 = cope_kb_note.note_markdown(folder("fb1", one))
     assert "## Figure 3: the budget each method spends" in fb1 and "| 1 | 50 %, 2 of R = 4 |" in fb1
     assert "## Other findings" not in cope_kb_note.note_markdown(folder("empty", quick.iloc[:0], claims=False))
+
+
+def test_results_files_split_by_panel_and_read_back(tmp_path):
+    """write_results: Figure 2's runs in results.csv, Figure 3's one file per rank(K_Z) (each under the 2 MB a file
+    may take in full mode), a stale panel file of an earlier run removed; read_results gives back every row, and reads
+    an older folder's single results.csv the same way."""
+    import pandas as pd
+
+    fc = pd.DataFrame({"rank": [1, 2], "delta_min": [0.1, 0.1], "method": ["CoKernelFC"] * 2, "rep": [0, 0],
+                       "S": [10.0, 20.0], "part": ["fig2"] * 2})
+    fb = pd.DataFrame({"rank": [1, 2, 5], "method": ["CoKernelFB"] * 3, "rep": [0, 0, 0], "S": [5.0, 6.0, 7.0],
+                       "T": [7000, 7000, 7000], "part": ["fig3"] * 3})
+    both = pd.concat([fc, fb], ignore_index=True)
+    (tmp_path / "fig3_rank9.csv").write_text("stale\n")
+    paths = ex.write_results(tmp_path, both)
+    assert [p.name for p in paths] == ["results.csv", "fig3_rank1.csv", "fig3_rank2.csv", "fig3_rank5.csv"]
+    assert not (tmp_path / "fig3_rank9.csv").exists()
+    assert "T" not in pd.read_csv(tmp_path / "results.csv") and "delta_min" not in pd.read_csv(paths[1])
+    back = ex.read_results(tmp_path)
+    key = ["part", "rank", "rep"]
+    pd.testing.assert_frame_equal(back[both.columns].sort_values(key).reset_index(drop=True),
+                                  both.sort_values(key).reset_index(drop=True), check_dtype=False)
+    old = tmp_path / "old"
+    old.mkdir()
+    both.to_csv(old / "results.csv", index=False)
+    assert len(ex.read_results(old)) == 5 and ex.read_results(tmp_path / "none").empty
+
+
+def test_findings_markdown_takes_the_claims_objects_or_their_json():
+    """The notebook shows findings_markdown for its own runs and claims (Claim objects); NOTE.md writes the same
+    text from claims.json: the two forms of the claims give the same words."""
+    import json
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "figures" / "cope_kb"
+    res = ex.read_results(src)
+    fc, other, _, fb = cope_kb_note._parts(res)
+    fb = fb[fb["rank"] == 5]
+    as_json = {c["id"]: c for c in json.loads((src / "claims.json").read_text())["claims"]}
+    from_json = cope_kb_note.findings_markdown(fc.iloc[:0], other.iloc[:0], fb, as_json, V=5)
+    assert "## Figure 3(c)" in from_json and "`fig3c-not-above-peace` **" in from_json
+    objs = cl.fb_claims(fb, ex.cope_params("full"))
+    text = cope_kb_note.findings_markdown(fc.iloc[:0], other.iloc[:0], fb, objs, V=5)
+    by_id = {c.id: c.verdict for c in objs}
+    assert f"`fig3c-not-above-peace` **{by_id['fig3c-not-above-peace']}**" in text
+    assert all(f"`{cid}` **{v}**" in text for cid, v in by_id.items() if f"`{cid}`" in text)

@@ -226,11 +226,12 @@ def _coop_ablations(folder: Path):
 
 @register("cope_kb")
 def _cope_kb(folder: Path):
-    """Figures 2 and 3 and the other constants' Figure 2: every run (results.csv, column ``part``)."""
+    """Figures 2 and 3 and the other constants' Figure 2: every run (results.csv and fig3_rank*.csv, column
+    ``part``; ``cope_kb.read_results``)."""
     from bandits.experiments import cope_kb as ex, cope_kb_plots as pl
 
     p = _params(folder, ex, ex.cope_params)
-    r = _csv(folder, "results.csv")
+    r = ex.read_results(folder)
     fc, fb = r[r.part == "fig2"], r[r.part == "fig3"]
     figs = {"fig2": lambda: pl.plot_fig2(fc, p), "fig3": lambda: pl.plot_fig3(fb, p)}
     for part in sorted(set(r.part) - {"fig2", "fig3"}):

@@ -45,7 +45,8 @@ from .common import mode_params
 from ..validation import ParameterError, between, check, fail, integer, number, one_of, rule, subset_of
 
 __all__ = ["FC_METHODS", "FB_METHODS", "FB_BASELINES", "cope_params", "fc_tasks", "fb_tasks", "run_fc",
-           "run_fb", "fc_summary", "theory_params", "run_c1", "run_c2", "run_c6", "budget_table", "theta_norms"]
+           "run_fb", "fc_summary", "theory_params", "run_c1", "run_c2", "run_c6", "budget_table", "theta_norms",
+           "write_results", "read_results"]
 
 CASES = (1, 2, 5)
 FC_METHODS = ("CoKernelFC", "CoKernel-IndAlloc-A", "CoKernel-IndAlloc-B", "IndRAGE", "IndALBA", "IndPolyALBA")
@@ -169,7 +170,7 @@ def _frame(tasks, labels, seed, n_jobs, backend, cache_dir, progress, desc):
         rows.append({**lab, "S": m["samples_per_agent"], "rounds": m["rounds"], "comm_scalars": m["comm_scalars"],
                      "all_correct": m["all_correct"], "n_wrong": int((~res["arrays"]["correct"].astype(bool)).sum()),
                      "max_agent_load": float(per_agent_load.max()) if per_agent_load.size else 0.0,
-                     "wall_time": m["wall_time"]})
+                     "wall_time": m["wall_time"], "cpu_time": m.get("cpu_time")})
     return pd.DataFrame(rows)
 
 
@@ -200,6 +201,46 @@ def budget_table(fb):
     """Mean share of the budget TV each FB method spends, per (rank, T, method)."""
     return fb.assign(spent=fb.S / fb["T"]).groupby(["rank", "T", "method"])["spent"].mean()
 
+
+# ------------------------------------------------------------------------------ the folder's run tables
+def _fig3_name(rank) -> str:
+    return f"fig3_rank{int(rank)}.csv"
+
+
+def write_results(out_dir, results, float_format: str = "%.6g") -> list:
+    """The notebook's run tables, one row per run: ``results.csv`` holds Figure 2's runs (``part`` ``fig2`` and the
+    other constants' panel; no budget ``T``), ``fig3_rank<r>.csv`` Figure 3's of rank(K_Z) = r (no gap
+    ``delta_min``), one file per panel (Figure 3's 31 500 full-mode runs in one file would exceed the
+    repository's 2 MB per file). Returns the paths written; a
+    ``fig3_rank*.csv`` of an earlier run that this one does not rewrite is removed, so that :func:`read_results`
+    reads this run's rows only."""
+    from pathlib import Path
+
+    out = Path(out_dir)
+    fig3 = results["part"] == "fig3"
+    paths = [out / "results.csv"]
+    results[~fig3].drop(columns=["T"], errors="ignore").to_csv(paths[0], index=False, float_format=float_format)
+    fb = results[fig3].drop(columns=["delta_min"], errors="ignore")
+    for rank, rows in fb.groupby("rank", sort=True):
+        paths.append(out / _fig3_name(rank))
+        rows.to_csv(paths[-1], index=False, float_format=float_format)
+    for stale in set(out.glob("fig3_rank*.csv")) - set(paths):
+        stale.unlink()
+    return paths
+
+
+def read_results(folder):
+    """Every run of a cope_kb folder as one frame (:func:`write_results`' files; an older folder's single
+    ``results.csv`` reads the same); an empty frame when the folder has none."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    folder = Path(folder)
+    files = [f for f in [folder / "results.csv", *sorted(folder.glob("fig3_rank*.csv"))] if f.exists()]
+    if not files:
+        return pd.DataFrame()
+    return pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
 
 # ------------------------------------------------------------------------------ theorem checks
 def theory_params(mode: str = "quick") -> dict:

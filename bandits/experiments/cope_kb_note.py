@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from .claims import md_table, repo_path
-from .cope_kb import FB_METHODS, FB_VARIANTS
+from .claims import md_table, repo_path, run_seconds
+from .cope_kb import FB_METHODS, FB_VARIANTS, read_results
 
-__all__ = ["note_markdown"]
+__all__ = ["note_markdown", "findings_markdown"]
 
 
 #: The FB methods in the columns of the note's tables, shortened.
@@ -66,7 +66,7 @@ def _note_load(folder):
     import pandas as pd
 
     prov = json.loads((folder / "provenance.json").read_text()) if (folder / "provenance.json").exists() else {}
-    res = pd.read_csv(folder / "results.csv") if (folder / "results.csv").exists() else pd.DataFrame()
+    res = read_results(folder)
     cj = folder / "claims.json"
     claims = {c["id"]: c for c in json.loads(cj.read_text()).get("claims", [])} if cj.exists() else {}
     return prov, res, claims
@@ -137,9 +137,11 @@ def _note_runs(prov, res, claims, folder) -> list:
                      f"per cell ({len(fb)} runs).")
     if {"wall_time", "part"} <= set(res.columns) and len(res):
         names = {"fig2": "Figure 2", "fig3": "Figure 3"}
-        by = res.groupby("part", sort=False).wall_time.sum()
+        secs, words = run_seconds(res)
+        by = secs.groupby(res["part"], sort=False).sum()
         parts = [f"{names.get(p, 'the constants panel')} {s:.0f} s" for p, s in by.items()]
-        lines.append(f"- **Time**, the sum of the runs' own recorded times (`wall_time` in `results.csv`): "
+        lines.append(f"- **Time**, the sum of the runs' own recorded times ({words}; Figure 2's runs in "
+                     f"`results.csv`, Figure 3's in `fig3_rank*.csv`, one file per panel): "
                      f"{', '.join(parts)}; {by.sum():.0f} s in all (`figures/TIMES.md` gives the notebook's time).")
     if claims:
         kinds = {}
@@ -393,6 +395,31 @@ def _note_constants(fc, other, claims, V, eps) -> list:
     return [line]
 
 
+def findings_markdown(fc, other, fb, claims, V: int = 5, eps: float = 0.1) -> str:
+    """What the runs show beside the claims, from the run frames themselves: Figure 3(c) against the paper's "closer
+    and closer" with the budget each method spends and the rounds it plans, then IndPeaceFB per round vs pooled, the
+    two readings of IndAlloc and the sample-size constant ("Other findings"). ``fc``: Figure 2's runs; ``other``:
+    the other constants' panel; ``fb``: Figure 3's (empty frames for parts not run); ``claims``: the claims (a list
+    of :class:`~bandits.experiments.claims.Claim`, or claim id to its ``claims.json`` entry). The notebook shows it
+    under its figures for its own runs, and :func:`note_markdown` writes it into ``NOTE.md``."""
+    from dataclasses import asdict
+
+    if not isinstance(claims, dict):
+        for c in claims:
+            c.finalise()
+        claims = {c.id: asdict(c) for c in claims}
+    out = _note_fig3c(fb, claims, V)
+    other_lines = _note_peace(fb, claims, V) + _note_indalloc(fc, fb, claims, V) + _note_constants(fc, other, claims,
+                                                                                                    V, eps)
+    if "IndPolyALBA" in set(fc.method) | set(other.method):
+        other_lines.append("* **IndPolyALBA is a reconstruction** (ALBA with a uniform design on a greedy spanning "
+                           "subset of the arms, `bandits/algorithms/rage.py`): §6 names it as an adaption of PolyALBA "
+                           "in one sentence and no code of it is public; the legends say so.")
+    if other_lines:
+        out += ["## Other findings", ""] + other_lines + [""]
+    return "\n".join(out)
+
+
 def note_markdown(folder) -> str:
     """``NOTE.md`` of a cope_kb folder, written from its files only (never by hand): what ran (commit, grids, runs per
     cell, the runs' recorded times, the claims' verdicts), Figure 3(c) against the paper's "closer and closer" with
@@ -409,19 +436,11 @@ def note_markdown(folder) -> str:
     fc, other, _, fb = _parts(res)
     out = [f"# {folder.name}: {prov.get('mode') or '?'} mode", "",
            "Written from this folder's files by `python -m bandits.report note` (the notebook's last cell does the "
-           "same); never edited by hand: every number below is read from `results.csv`, `claims.json` and "
-           "`provenance.json`. What is run, and the choices where the paper is silent: the notebook (`cope_kb.ipynb`) "
-           "and the docstring of `bandits/experiments/cope_kb.py`.", ""]
+           "same); never edited by hand: every number below is read from the run tables (`results.csv`, "
+           "`fig3_rank*.csv`), `claims.json` and `provenance.json`. What is run, and the choices where the paper is "
+           "silent: the notebook (`cope_kb.ipynb`) and the docstring of `bandits/experiments/cope_kb.py`.", ""]
     out += _note_runs(prov, res, claims, folder) + [""]
-    out += _note_fig3c(fb, claims, V)
-    other_lines = _note_peace(fb, claims, V) + _note_indalloc(fc, fb, claims, V) + _note_constants(fc, other, claims,
-                                                                                                    V, eps)
-    if "IndPolyALBA" in set(fc.method) | set(other.method):
-        other_lines.append("* **IndPolyALBA is a reconstruction** (ALBA with a uniform design on a greedy spanning "
-                           "subset of the arms, `bandits/algorithms/rage.py`): §6 names it as an adaption of PolyALBA "
-                           "in one sentence and no code of it is public; the legends say so.")
-    if other_lines:
-        out += ["## Other findings", ""] + other_lines + [""]
+    out += [findings_markdown(fc, other, fb, claims, V, eps)]
     out += [f"Regenerate the runs with `make figures NOTEBOOKS=notebooks/cope_kb.py`; this note alone with "
             f"`python -m bandits.report note {repo_path(folder)}`."]
     return "\n".join(out).rstrip() + "\n"
