@@ -109,7 +109,7 @@ res.selected
 # %% [markdown]
 # Random play's expected regret (dashed grey, the same environment draws as every run) is on every regret
 # panel; a panel where every method's mean R(T) is at least half of random play's says "near random
-# play" (MovieLens and Yelp in the committed full run: OneKernelUCB, the best, 55 % and 77 %).
+# play", with the best method's share of it (the folder's `NOTE.md` lists these panels for its run).
 #
 # ## Communication in the open
 #

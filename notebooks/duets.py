@@ -132,9 +132,9 @@ e[e.method == "DUETS"].groupby(["function", "j"])[["T_j", "n_active", "n_unique"
 # do not test: the last `tune_runs` = 2 of the 5 runs pick each method's β (smallest mean R(T)), the
 # other 3 test it; the figures above show the paper's grid search over all runs. Each comparison is
 # paired over runs with a Student t interval, calibrated at these run counts (`docs/statistics.md`):
-# with 3 test runs it PASSes only a large effect, and INCONCLUSIVE says the runs do not decide. A FAIL is a measured result, not an error: in the full-mode runs DUETS's regret is above
-# DisKernelUCB's on h1 (a throw-away prototype written before this package found the same), while its
-# communication is the smallest almost everywhere. See the README for the full-mode numbers.
+# with 3 test runs it PASSes only a large effect, and INCONCLUSIVE says the runs do not decide. A FAIL is
+# a measured result, not an error: its entry in the table below gives the number, the interval and the
+# cause; the site's DUETS page and `CLAIMS.md` give the full-mode verdicts.
 
 # %%
 # NBVAL_CHECK_OUTPUT
