@@ -497,3 +497,36 @@ def test_stale_model_posterior_reads_the_factor_in_place_with_the_same_numbers()
         mu, s2 = pol.posterior(model, X)
         np.testing.assert_array_equal(mu, Z @ model.theta)
         np.testing.assert_array_equal(s2, s2_ref)
+
+
+def test_factor_buffers_are_reused_with_the_same_numbers_and_never_while_held():
+    """The models' factors lie on pooled buffers, reused once nothing views them (speed only): a run with the
+    pool and one whose pool keeps no freed buffer (every factor fresh) make the same choices, send the same
+    scalars and end with the same factors, bit for bit, and the pool did reuse buffers; a factor held outside
+    the policy, or a view of it (here two of every 20 exchanges', held to the end), is never overwritten."""
+    from bandits.algorithms.async_kernel_ucb import AsyncKernelUCB
+
+    held = []
+
+    class Holding(AsyncKernelUCB):
+        def _exchange(self, t, i):
+            super()._exchange(t, i)
+            C = self.models[i].C
+            if self.k % 20 == 0:
+                held.append((C, C.copy()))  # the factor itself
+            elif self.k % 20 == 10:
+                held.append((C.T[1:], C.T[1:].copy()))  # a view of it: the model and C may go, the buffer not
+
+    env = make_env({"name": "f1", "kind": "contextual", "K": 10, "noise_std": 0.1, "schedule": "uniform"}, 0)
+    out = []
+    for cls, spare in ((Holding, 2), (AsyncKernelUCB, 0)):
+        pol = cls(8, 600, env.dim, np.random.SeedSequence(5), CommLedger(8, 600), kernel={"name": "rbf", "gamma": 1.0},
+                  lam=1.0, alpha=1.0, D=1.0, q=1.0)
+        pol.chol_update_min_m = 16
+        pol._factors.spare = spare
+        tr = run_regret(pol, env, 600, 8, np.random.default_rng(1), np.random.default_rng(2))
+        out.append((tr.regret, tr.comm_up + tr.comm_down, pol.server_model.C.copy(), pol._factors))
+    (r1, c1, C1, pool), (r0, c0, C0, pool0) = out
+    assert np.array_equal(r1, r0) and np.array_equal(c1, c0) and np.array_equal(C1, C0)
+    assert pool.reused > 0 and pool0.reused == 0 and len(held) > 3
+    assert all(np.array_equal(C, kept) for C, kept in held)
