@@ -96,6 +96,22 @@ def test_convention_parameters_and_claims_cell(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_the_claims_cell_holds_the_reference_nbval_compares(name):
+    """The committed .ipynb keeps one output, the claims table, on its last cell (the one nbval compares under
+    --nbval-lax): a cell moved or split by an edit can leave the reference on another cell, and nbval then
+    compares nothing, silently (`python -m bandits.report refresh-notebook notebooks/<name>.py` rewrites it)."""
+    import json
+
+    cells = json.loads((NB_DIR / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+    with_out = [i for i, c in enumerate(cells) if c.get("outputs")]
+    hint = f"run `.venv/bin/python -m bandits.report refresh-notebook notebooks/{name}.py`"
+    assert with_out == [len(cells) - 1], f"notebooks/{name}.ipynb: outputs on cells {with_out}, not only the last: {hint}"
+    last = cells[-1]
+    assert CLAIMS_MARK in "".join(last["source"]) and "".join(
+        "".join(o.get("text", "")) for o in last["outputs"]).strip(), f"notebooks/{name}.ipynb: no claims text: {hint}"
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_papermill_parses_every_parameter(name, caplog):
     """papermill's own parser (``--help-notebook``, unknown-parameter warnings) finds every name of the
     parameters cell, without "Unable to parse line" (an '=' inside a comment breaks its parser), and the
