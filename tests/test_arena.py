@@ -336,7 +336,7 @@ def test_arena_claims_are_hypotheses_tested_without_picking_and_count_failures()
 
 
 def test_committed_claims_match_a_recompute_from_the_committed_runs():
-    """figures/arena/claims.json was written by tools/recompute_claims.py from results.csv."""
+    """figures/arena/claims.json's fixed-size verdicts are what tools/recompute_claims.py recomputes from results.csv."""
     import json
     import sys
     from pathlib import Path
