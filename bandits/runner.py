@@ -297,8 +297,8 @@ def run_regret_cell(config: dict, seed: int, rep: int, *, make_env=None, policy_
 
 
 def recorded_time(meta: dict | None) -> float | None:
-    """A run's own recorded time: its CPU seconds (``meta["cpu_time"]``, what a loaded machine does not
-    inflate) where the run recorded them, else its wall-clock seconds (``meta["wall_time"]``: runs cached
+    """A run's own recorded time: its CPU seconds (``meta["cpu_time"]``, which a loaded machine inflates
+    far less than the wall clock) where the run recorded them, else its wall-clock seconds (``meta["wall_time"]``: runs cached
     before the CPU time was recorded); ``None`` for a run with neither (a failed run)."""
     meta = meta or {}
     for k in ("cpu_time", "wall_time"):

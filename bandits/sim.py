@@ -69,7 +69,8 @@ class Trace:
         n_active: (T,) number of active agents per step.
         info: the policy's logs.
         wall_time: the run's wall-clock seconds; cpu_time: the CPU seconds of the process that ran it
-            (``time.process_time``: every thread of the process; a loaded machine does not inflate it).
+            (``time.process_time``: every thread of the process; a loaded machine inflates it far less than the wall clock, though
+            shared caches and memory still do).
     """
 
     regret: np.ndarray

@@ -172,21 +172,20 @@ def test_results_files_split_by_panel_and_read_back(tmp_path):
     assert len(ex.read_results(old)) == 5 and ex.read_results(tmp_path / "none").empty
 
 
-def test_findings_markdown_takes_the_claims_objects_or_their_json():
-    """The notebook shows findings_markdown for its own runs and claims (Claim objects); NOTE.md writes the same
-    text from claims.json: the two forms of the claims give the same words."""
+def test_findings_markdown_takes_the_claims_objects_or_their_json(tmp_path):
+    """The notebook shows findings_markdown for its own runs and claims (Claim objects); NOTE.md writes it from
+    claims.json: the two forms of the same claims give the same text, verdicts included."""
     import json
     from pathlib import Path
 
+    from bandits.experiments.claims import write_claims
+
     src = Path(__file__).resolve().parents[1] / "figures" / "cope_kb"
-    res = ex.read_results(src)
-    fc, other, _, fb = cope_kb_note._parts(res)
+    fc, other, _, fb = cope_kb_note._parts(ex.read_results(src))
     fb = fb[fb["rank"] == 5]
-    as_json = {c["id"]: c for c in json.loads((src / "claims.json").read_text())["claims"]}
-    from_json = cope_kb_note.findings_markdown(fc.iloc[:0], other.iloc[:0], fb, as_json, V=5)
-    assert "## Figure 3(c)" in from_json and "`fig3c-not-above-peace` **" in from_json
     objs = cl.fb_claims(fb, ex.cope_params("full"))
     text = cope_kb_note.findings_markdown(fc.iloc[:0], other.iloc[:0], fb, objs, V=5)
-    by_id = {c.id: c.verdict for c in objs}
-    assert f"`fig3c-not-above-peace` **{by_id['fig3c-not-above-peace']}**" in text
-    assert all(f"`{cid}` **{v}**" in text for cid, v in by_id.items() if f"`{cid}`" in text)
+    as_json = {c["id"]: c for c in json.loads(write_claims(objs, tmp_path).read_text())["claims"]}
+    assert cope_kb_note.findings_markdown(fc.iloc[:0], other.iloc[:0], fb, as_json, V=5) == text
+    verdict = {c.id: c.verdict for c in objs}["fig3c-not-above-peace"]
+    assert "## Figure 3(c)" in text and f"`fig3c-not-above-peace` **{verdict}**" in text

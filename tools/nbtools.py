@@ -341,7 +341,7 @@ runs a sequential step added (their recorded seconds, from the folder's sequenti
 of their times, and that sum over {workers} workers: the time the notebook takes on {workers} cores, each
 run timed by itself, so that restarts over the run cache and runs found in the cache do not distort it.
 A run's time is its CPU time (`cpu_time`: the seconds of the process that ran it, which other jobs on the
-machine do not inflate); rows recorded before the runner recorded CPU time have only their wall clock
+machine inflate far less than the wall clock, though they do: shared caches and memory); rows recorded before the runner recorded CPU time have only their wall clock
 (`wall_time`, inflated when the machine was loaded), and the row says how many. The notebook's work outside the runs (plots, claims, runs that record no time)
 is not in it; a row names the tables whose runs ran without recording a time. Where a notebook records no per-run times, papermill's wall time of its last start stands
 in, labelled; papermill's record is shown for every notebook (a start that found runs in the cache took

@@ -242,6 +242,7 @@ def read_results(folder):
         return pd.DataFrame()
     return pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
 
+
 # ------------------------------------------------------------------------------ theorem checks
 def theory_params(mode: str = "quick") -> dict:
     check("mode", mode, one_of("quick", "full"))
