@@ -64,8 +64,12 @@ the schedules used, for normal, Student-t (3 d.o.f.) and centred-lognormal nulls
 **The step** (:func:`decide`): for a committed full-mode folder and an experiment's hooks
 (:class:`SequentialExperiment`; the smallest example: :mod:`bandits.experiments.toy_sequential`), judge every claim the rule covers at look 1 on the committed runs, then add
 runs in stages to the cells behind the claims not yet decided (only those), through the run cache
-(:func:`bandits.runner.sweep`: resumable, and a dask cluster can take it), within a CPU budget estimated
-from the runs' recorded times, and write ``sequential.json``. Every claim is judged by the design from its
+(:func:`bandits.runner.sweep`: resumable, and a dask cluster can take it), within a budget, and write
+``sequential.json``. **The budget takes no reading of the machine into a verdict**: a committed step's
+stages are estimated and charged at each cell's cost per run fixed with its design (:data:`COSTS_FILE`, the
+committed folders' recorded seconds when the table was built), so which looks a re-run takes depends on the
+runs' outcomes only, never on how fast or how loaded the machine is; any other step (a budget or schedule of
+the user's) estimates from its folder's recorded times and charges what its runs record. Every claim is judged by the design from its
 first look (a claim that PASSed the fixed-size 95 % rule at look 1 but not the stricter look-1 boundary
 continues): a rule that kept the fixed-size verdicts and added looks only for the INCONCLUSIVE ones would
 spend more than 2.5 %. :func:`step` runs it by the folder's name (:data:`HOOKS`): it is what ``make decide``
@@ -98,7 +102,8 @@ from .validation import check, integer, one_of, optional, real, rule
 __all__ = ["FULL_MODE_DESIGNS", "FUTILITY_POWER", "papermill_args", "used_schedules", "SPENDING", "NULLS", "Design", "spending", "nominal_levels", "look_verdict", "simulate", "calibration",
            "power", "t_adjustment", "capture_comparisons", "decide_comparison", "covered", "SequentialExperiment", "decide",
            "summary", "HOOKS", "hooks_for", "STORED", "stored_state", "tables", "main", "calibration_table", "power_table_md", "boundary_table", "futility_table",
-           "check_step", "default_schedule", "step", "read_claims", "read_committed", "fixed_size_verdicts", "next_reps", "round_margin"]
+           "check_step", "default_schedule", "step", "read_claims", "read_committed", "fixed_size_verdicts", "next_reps", "round_margin",
+           "COSTS_FILE", "design_costs", "committed_design", "freeze_costs", "replay_budget"]
 
 SPENDING = ("obf", "pocock")
 #: the nulls of the calibration: normal, Student t with 3 d.o.f. (heavy tails), lognormal(0, 1) centred (skewed)
@@ -612,11 +617,17 @@ def fixed_size_verdicts(folder, fresh: bool = False) -> dict:
 
 def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=None, n_jobs: int = 1,
            backend: str = "loky", scheduler: str | None = None, progress: bool = False, write: bool = True,
-           only: list | None = None, state=None, fresh: bool = False, futility: bool | int = False) -> dict:
+           only: list | None = None, state=None, fresh: bool = False, futility: bool | int = False,
+           costs: dict | None = None) -> dict:
     """The sequential step on a committed folder (see the module docstring): every claim the rule covers is
     judged at look 1 (the committed runs, ``design.schedule[0]`` of them) at the look's level; the claims not
     decided get runs in stages, on their cells only, through the run cache, each stage refused when its
-    estimated cost (the cells' recorded seconds per run × runs to add) would take the step over ``budget_s``.
+    estimated cost (the cells' seconds per run × runs to add) would take the step over ``budget_s``.
+
+    ``costs``: ``repr(cell)`` → seconds per run fixed with the design (:func:`design_costs`); a stage whose cells
+    are all in it is estimated from it and charged its estimate (``"cost": "design"``), so the looks taken do not
+    depend on the machine. Without it, or for a stage with a cell it lacks, the estimate is the hooks'
+    ``cost_s`` (the folder's recorded times) and the charge the runs' recorded seconds (``"cost": "recorded"``).
 
     ``only``: claim ids to consider (default: every claim). With ``write``: writes ``folder/sequential.json`` and
     rewrites ``folder/claims.json`` with the claims decided by the rule (:func:`_rewrite_claims`), and, for hooks
@@ -630,9 +641,9 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
 
     Returns:
         A dict with the keys ``design``, ``claims`` (claim id to its entry), ``not_covered`` (claim id to the
-        reason), ``stages``, ``cpu_s``, ``budget_s`` and ``stopped``; a claim's entry: ``verdict`` (PASS,
-        FAIL, WITHIN, INCONCLUSIVE), ``decided_at_n``,
-        ``look``, ``level``, ``effect``, ``interval``, ``within`` (words), ``committed_verdict``.
+        reason), ``stages``, ``cpu_s`` (the added runs' recorded seconds), ``spent_s`` (what the budget was
+        charged), ``costs``, ``budget_s`` and ``stopped``; a claim's entry: ``verdict`` (PASS, FAIL, WITHIN,
+        INCONCLUSIVE), ``decided_at_n``, ``look``, ``level``, ``effect``, ``interval``, ``within`` (words), ``committed_verdict``.
     """
     from .runner import recorded_time, sweep
 
@@ -646,7 +657,8 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
     n0 = exp.n_runs(state)
     check("design", design, rule(lambda d: d.schedule[0] == n0, f"a schedule starting at the committed {n0} runs"))
     out = {"experiment": exp.name, "folder": _shown_path(folder), "design": design.describe(), "claims": {},
-           "not_covered": {}, "stages": [], "cpu_s": 0.0, "budget_s": None if math.isinf(budget_s) else budget_s,
+           "not_covered": {}, "stages": [], "cpu_s": 0.0, "spent_s": 0.0,
+           "budget_s": None if math.isinf(budget_s) else budget_s, "costs": "design" if costs is not None else "recorded",
            "stopped": "", "futility": bool(futility)}
     fut_from = _futility_from(futility)
     if fut_from:
@@ -659,11 +671,13 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
         if k > 0:
             cells = sorted({c for cid in open_ids for c in exp.claim_cells(cid, state)}, key=repr)
             reps = list(exp.new_reps(state, design.schedule[k]))
-            est = float(sum(exp.cost_s(c, state) for c in cells)) * len(reps)
+            fixed = costs is not None and all(repr(c) in costs for c in cells)
+            per_run = [float(costs[repr(c)]) if fixed else float(exp.cost_s(c, state)) for c in cells]
+            est = float(sum(per_run)) * len(reps)
             stage = {"look": k + 1, "n": design.schedule[k], "cells": [repr(c) for c in cells], "reps": reps,
-                     "estimated_s": est, "claims": list(open_ids)}
-            if out["cpu_s"] + est > budget_s:
-                stage["refused"] = f"estimated {est:.0f} s would exceed the budget ({budget_s:.0f} s, {out['cpu_s']:.0f} s spent)"
+                     "estimated_s": est, "cost": "design" if fixed else "recorded", "claims": list(open_ids)}
+            if out["spent_s"] + est > budget_s:
+                stage["refused"] = f"estimated {est:.0f} s would exceed the budget ({budget_s:.0f} s, {out['spent_s']:.0f} s spent)"
                 out["stages"].append(stage)
                 out["stopped"] = "budget"
                 break
@@ -695,6 +709,7 @@ def decide(exp, folder, design: Design, budget_s: float = math.inf, cache_dir=No
                              else "wall_time", wall_s=time.time() - t0, failed=failed)
             out["stages"].append(stage)
             out["cpu_s"] += rec
+            out["spent_s"] += est if fixed else rec
         level = design.level(k)
         with capture_comparisons() as got:
             built = {c.id: c for c in exp.claims(state, level)}
@@ -975,7 +990,9 @@ def step(name, folder, schedule="auto", budget_s=None, spending: str = "obf", *,
     parameters (:func:`bandits.experiments.notebook.run_sequential`) run it: the arguments checked
     (:func:`check_step`), the hooks of ``name`` (a name of :data:`HOOKS`, or a hooks object) loaded on ``folder``,
     the schedule's first look checked against the runs each claim is tested on now (before any run is added),
-    then :func:`decide` with the design ``Design(schedule, kind=spending)``. Returns :func:`decide`'s dict."""
+    then :func:`decide` with the design ``Design(schedule, kind=spending)``, and, when this is the committed
+    step of a full-mode folder (:func:`committed_design`), that step's fixed costs (:func:`design_costs`).
+    Returns :func:`decide`'s dict."""
     sch, budget, spending = check_step(schedule, budget_s, spending, prefix)
     check(prefix + "schedule", schedule, rule(lambda _: sch is not None, "'auto' or run counts (None runs no step)"))
     exp = hooks_for(name) if isinstance(name, str) else name
@@ -986,17 +1003,21 @@ def step(name, folder, schedule="auto", budget_s=None, spending: str = "obf", *,
         sch = default_schedule(n0)
     check(prefix + "schedule", schedule, rule(lambda _: sch[0] == n0, f"run counts starting at {n0}, the runs each "
                                                                      f"claim in {folder} is tested on now (or 'auto')"))
+    costs = design_costs(name) if isinstance(name, str) and committed_design(name, folder, sch, spending, budget,
+                                                                             futility) else None
     return decide(exp, folder, Design(sch, kind=spending), budget_s=budget, cache_dir=cache_dir, n_jobs=n_jobs,
                   backend=backend, scheduler=scheduler, progress=progress, write=write, state=state, fresh=fresh,
-                  futility=futility)
+                  futility=futility, costs=costs)
 
 
 def summary(out: dict) -> str:
     """One line per claim: verdict, decided at n runs, the committed verdict, and the schedule."""
     sch = ", ".join(str(L["n"]) for L in out["design"]["looks"])
     lines = [f"{out['experiment']}: schedule n = {sch} ({out['design']['spending']} spending, "
-             f"{100 * out['design']['alpha_one_sided']:g} % one-sided per direction); CPU {out['cpu_s']:.0f} s"
-             + (f" of {out['budget_s']:.0f} s" if out["budget_s"] else "") + (f"; stopped: {out['stopped']}" if out["stopped"] else "")]
+             f"{100 * out['design']['alpha_one_sided']:g} % one-sided per direction); CPU {out['cpu_s']:.0f} s recorded"
+             + (f"; budget {out.get('spent_s', out['cpu_s']):.0f} of {out['budget_s']:.0f} s"
+                + (" (the design's costs)" if out.get("costs") == "design" else "") if out["budget_s"] is not None else "")
+             + (f"; stopped: {out['stopped']}" if out["stopped"] else "")]
     for cid, r in out["claims"].items():
         v = r["verdict"] if r["verdict"] != WITHIN else f"SETTLED: {r['within']}"
         lines.append(f"  {cid}: {v}, decided at n = {r['decided_at_n']} runs (look {r['look']}; committed: "
@@ -1022,17 +1043,21 @@ HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential",
 
 
 #: The designs of the committed full-mode folders' sequential steps, each fixed before its step's runs:
-#: folder → (schedule, spending, CPU budget in seconds of the added runs' recorded times[, the look from which the
-#: optional futility stop acts (:func:`decide`'s ``futility``), where the step used it]). ``make figures``
-#: passes them to the notebooks' ``decide_*`` parameters (:func:`papermill_args`), so a full-mode run ends
-#: with the same step: its added runs come from the run cache, or are computed again. The budget is checked
-#: before each stage against the stage's estimated cost (the committed runs' recorded seconds), so on a
-#: machine much faster or slower than the reference one a stage can be taken or refused where it was not;
-#: every verdict stays calibrated either way (stopping for the budget only loses power).
+#: folder → (schedule, spending, budget in seconds[, the look from which the optional futility stop acts
+#: (:func:`decide`'s ``futility``), where the step used it]). ``make figures`` passes them to the notebooks'
+#: ``decide_*`` parameters (:func:`papermill_args`), so a full-mode run ends with the same step: its added runs
+#: come from the run cache, or are computed again. A stage is estimated, and the budget charged, at each
+#: cell's cost per run fixed with the design (:data:`COSTS_FILE`), not at the re-run's own timings, so the
+#: looks a re-run takes depend on its runs' outcomes only, whatever the machine. The budgets are in those
+#: units; FN-UCB's was restated from 24 000 CPU-s (charged at the runs' recorded seconds, as the steps were
+#: then) to 31 000 when the costs were fixed, so that its committed look 4 stays taken (the table charges
+#: looks 2 to 4 30 283 s); every other committed step takes and refuses the same looks under the table at
+#: its old budget (``python -m bandits.sequential costs``). Every verdict stays calibrated whatever the
+#: budget (stopping for the budget only loses power).
 FULL_MODE_DESIGNS = {
     "duets": ((5, 10, 20, 40), "obf", 1800.0),
     "async_theory": ((3, 6, 12, 24), "obf", 400.0),
-    "fn_ucb": ((3, 6, 12, 24), "pocock", 24000.0, 2),
+    "fn_ucb": ((3, 6, 12, 24), "pocock", 31000.0, 2),
     "fn_ucb_theory": ((3, 6, 12, 24), "pocock", 2400.0),
     "coop_kernelucb": ((10, 20, 40, 80), "pocock", 0.0),
     "coop_theory": ((10, 20, 40, 80), "pocock", 300.0),
@@ -1050,6 +1075,81 @@ def papermill_args(name: str) -> list[str]:
     fut = ["-p", "decide_futility", str(int(rest[0]))] if rest and rest[0] else []
     return ["-p", "decide_schedule", ",".join(map(str, sch)), "-p", "decide_spending", kind,
             "-p", "decide_budget_s", f"{budget:g}"] + fut
+
+
+#: The cost table of the committed steps (:data:`FULL_MODE_DESIGNS`): folder → ``{"costs": {repr(cell): seconds
+#: per run}, "built": ...}``, each cell's mean recorded seconds per run in the committed folder (the hooks'
+#: ``cost_s``) when the table was built, for every cell a stage of the step can ask for (the cells behind the
+#: claims at look 1, every cell of the folder's runs table where the hooks list them (``grid_cells``), and every
+#: cell of the committed stages). Part of the design: rebuilt (``python -m bandits.sequential costs --write``)
+#: only with a design change, stated before that step's runs, as a budget is.
+COSTS_FILE = Path(__file__).with_name("step_costs.json")
+
+
+def design_costs(name: str) -> dict | None:
+    """``repr(cell)`` → seconds per run of the committed step of ``figures/<name>`` (:data:`COSTS_FILE`), or None
+    when the table has none for it."""
+    if not COSTS_FILE.exists():
+        return None
+    got = json.loads(COSTS_FILE.read_text(encoding="utf-8")).get(name)
+    return dict(got["costs"]) if got else None
+
+
+def committed_design(name: str, folder, schedule, spending: str, budget_s: float, futility=0) -> bool:
+    """Whether a step on ``folder`` with these arguments is ``name``'s committed step (:data:`FULL_MODE_DESIGNS`:
+    the same schedule, spending, budget and futility look) on a full-mode folder (``provenance.json``), the step
+    whose stages :func:`step` estimates and charges at :func:`design_costs`."""
+    if name not in FULL_MODE_DESIGNS:
+        return False
+    sch, kind, budget, *rest = FULL_MODE_DESIGNS[name]
+    same = (tuple(int(n) for n in schedule) == tuple(sch) and spending == kind and float(budget_s) == float(budget)
+            and _futility_from(futility) == (int(rest[0]) if rest and rest[0] else 0))
+    prov = Path(folder) / "provenance.json"
+    return same and prov.exists() and json.loads(prov.read_text()).get("mode") == "full"
+
+
+def freeze_costs(name: str, folder, exp=None) -> dict:
+    """The cost table entry of ``name``'s committed step, measured on ``folder`` (its committed runs): ``repr(cell)``
+    → the hooks' ``cost_s`` at look 1, for the cells behind every covered claim at look 1, every cell the hooks
+    list (``grid_cells``, where they have it), and every cell of the folder's committed stages
+    (``sequential.json``)."""
+    import ast
+
+    exp = hooks_for(name) if exp is None else exp
+    folder = Path(folder)
+    state = exp.load(folder)
+    sch, kind = FULL_MODE_DESIGNS[name][:2]
+    level = Design(sch, kind=kind).level(0)
+    with capture_comparisons() as got:
+        exp.claims(state, level)
+    cells = {repr(c): c for cid in got if covered(got[cid], level)[0] for c in exp.claim_cells(cid, state)}
+    if hasattr(exp, "grid_cells"):
+        cells.update({repr(c): c for c in exp.grid_cells(state)})
+    sj = folder / "sequential.json"
+    for st in json.loads(sj.read_text())["stages"] if sj.exists() else []:
+        cells.update({c: ast.literal_eval(c) for c in st["cells"] if c not in cells})
+    return {k: float(exp.cost_s(c, state)) for k, c in sorted(cells.items())}
+
+
+def replay_budget(name: str, folder, costs: dict | None = None) -> list[dict]:
+    """The committed step of ``folder`` (``sequential.json``) replayed on the cost table (``costs``, default
+    :func:`design_costs`) under its design's budget: per committed stage, its cells' cost under the table
+    (``estimated_s``; NaN when the table lacks a cell), the budget charged before it, whether the replay takes
+    it, and whether the committed step took it. A table that keeps the committed decisions has ``takes ==
+    took`` on every stage."""
+    costs = design_costs(name) if costs is None else costs
+    budget = FULL_MODE_DESIGNS[name][2]
+    spent, rows = 0.0, []
+    for st in json.loads((Path(folder) / "sequential.json").read_text())["stages"]:
+        est = float(sum(costs.get(c, math.nan) for c in st["cells"])) * len(st["reps"])
+        takes = bool(spent + est <= budget)
+        rows.append({"look": st["look"], "n": st["n"], "cells": len(st["cells"]), "estimated_s": est,
+                     "spent_before_s": spent, "budget_s": budget, "takes": takes, "took": "refused" not in st,
+                     "committed_estimate_s": st["estimated_s"]})
+        if not takes:
+            break
+        spent += est
+    return rows
 
 
 def used_schedules() -> tuple:
@@ -1104,7 +1204,7 @@ def main(argv=None) -> int:
     d.add_argument("--schedule", default="auto", help="run counts, e.g. 5,10,20,40, the first the folder's committed "
                    "run count (default 'auto': n0, 2 n0, 4 n0, 8 n0)")
     d.add_argument("--spending", default="obf", choices=SPENDING)
-    d.add_argument("--budget-s", type=float, default=math.inf, help="CPU seconds (recorded run times)")
+    d.add_argument("--budget-s", type=float, default=math.inf, help="CPU seconds; a committed design's step (FULL_MODE_DESIGNS) estimates and charges its stages at its fixed costs (step_costs.json), any other at the runs' recorded times")
     d.add_argument("--cache-dir", default=None, help="default: $BANDITS_CACHE_DIR or cache/ (the notebooks' cache)")
     d.add_argument("--n-jobs", type=int, default=1)
     d.add_argument("--backend", default="loky")
@@ -1114,7 +1214,33 @@ def main(argv=None) -> int:
                    help="stop, before the last look, a claim that more runs than the last look's would be needed to "
                    "decide (non-binding: no false PASS or FAIL added); from look 1, or from look LOOK on (the looks "
                    "before it as without the stop)")
+    c = sub.add_parser("costs", help="the committed steps replayed on the cost table of their designs "
+                       f"({COSTS_FILE.name}); --write rebuilds the table from figures/<name>/ (a design change)")
+    c.add_argument("names", nargs="*", help=f"default: every committed step ({', '.join(FULL_MODE_DESIGNS)})")
+    c.add_argument("--figures", default="figures")
+    c.add_argument("--write", action="store_true")
     a = ap.parse_args(argv)
+    if a.cmd == "costs":
+        names = a.names or list(FULL_MODE_DESIGNS)
+        for name in names:
+            check("name", name, one_of(*FULL_MODE_DESIGNS))
+        if a.write:
+            import subprocess
+
+            table = json.loads(COSTS_FILE.read_text()) if COSTS_FILE.exists() else {}
+            rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+            for name in names:
+                table[name] = {"built": f"figures/{name} at commit {rev or '?'}",
+                               "costs": freeze_costs(name, Path(a.figures) / name)}
+            COSTS_FILE.write_text(json.dumps(dict(sorted(table.items())), indent=1) + "\n")
+        for name in names:
+            print(f"{name} (budget {FULL_MODE_DESIGNS[name][2]:g} s):")
+            for r in replay_budget(name, Path(a.figures) / name):
+                print(f"  look {r['look']} (n = {r['n']}, {r['cells']} cells): {r['estimated_s']:.0f} s after "
+                      f"{r['spent_before_s']:.0f} s: {'taken' if r['takes'] else 'refused'}; committed "
+                      f"{'taken' if r['took'] else 'refused'} (estimated then {r['committed_estimate_s']:.0f} s)"
+                      + ("" if r["takes"] == r["took"] else "  << differs"))
+        return 0
     if a.cmd == "tables":
         print(tables(a.n_sims))
         return 0

@@ -55,7 +55,7 @@ protocols = None        # None: ["sync", "async"]
 n_runs = None           # None: the mode's value (tested runs per point)
 map_overrides = None    # None, or a dict of the map's parameters to change (ex.map_params), e.g. {"Ns": [10, 100]}
 decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 3, full 5)
-decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_budget_s = None  # CPU seconds the step may add, as each stage is estimated (docs/statistics.md, the step); None: no limit
 decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%

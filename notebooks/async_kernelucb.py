@@ -59,7 +59,7 @@ cache_dir = None
 envs = None             # None: all six, or a subset of ["f1", "f2", "magic", "mushroom", "movielens", "yelp"]
 heavy_runs = None       # None: the mode's default ({"OneKernelUCB": 3} in full mode); {} runs every method 10 times
 decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 3, full 10)
-decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_budget_s = None  # CPU seconds the step may add, as each stage is estimated (docs/statistics.md, the step); None: no limit
 decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%

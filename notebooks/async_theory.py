@@ -40,7 +40,7 @@ scheduler = None        # a running dask scheduler ("tcp://host:8786"), used wit
 out = "results/quick/async_theory"
 cache_dir = None
 decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 2, full 3)
-decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_budget_s = None  # CPU seconds the step may add, as each stage is estimated (docs/statistics.md, the step); None: no limit
 decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%

@@ -67,7 +67,7 @@ rank_cap_ablation = None  # the RBF-row ablation: Coop, Eager, Dist with the ran
 cluster_mode = None     # clusters of the agents: None: "mis_star" (Dist's stars, our reading of §5) or "clique_cover" (Coop's cliques)
 ablations = False       # True adds the dashed curves not in the paper (oracle K_z on both rows, Eager with σ_z 0.5 on the RBF row)
 decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "4,8,16", n0 first (the tested runs: quick 4, full 10)
-decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_budget_s = None  # CPU seconds the step may add, as each stage is estimated (docs/statistics.md, the step); None: no limit
 decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%

@@ -45,7 +45,7 @@ cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 n_runs = None           # None: the mode's value (quick 4, full 10)
 T = None                # None: the mode's horizon (quick 100, full 200)
 decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 4, full 10)
-decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_budget_s = None  # CPU seconds the step may add, as each stage is estimated (docs/statistics.md, the step); None: no limit
 decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%

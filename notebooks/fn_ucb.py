@@ -73,7 +73,7 @@ T = None                # None: the mode's value
 official = None         # None: run the official code's training beside App. E's text training (True)
 device = "cpu"          # torch device of the networks: "cpu" (the tested default; the committed figures), "cuda", or "auto" (CUDA when torch sees a GPU)
 decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 3, full 3)
-decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_budget_s = None  # CPU seconds the step may add, as each stage is estimated (docs/statistics.md, the step); None: no limit
 decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 decide_futility = 0     # the step's optional futility stop (docs/statistics.md): 0 none; k: from look k on
 

@@ -56,7 +56,7 @@ out = "results/quick/fn_ucb_theory"  # output folder (relative paths are from th
 cache_dir = None        # None: $BANDITS_CACHE_DIR or cache/
 device = "cpu"          # torch device of the networks: "cpu" (the tested default), "cuda", or "auto" (CUDA when torch sees a GPU)
 decide_schedule = None  # sequential step on `out` after the claims (docs/statistics.md): None: none; "auto": n0, 2 n0, 4 n0, 8 n0 runs; or run counts "3,6,12", n0 first (the tested runs: quick 3, full 3)
-decide_budget_s = None  # CPU seconds the step may add (the runs' recorded times); None: no limit
+decide_budget_s = None  # CPU seconds the step may add, as each stage is estimated (docs/statistics.md, the step); None: no limit
 decide_spending = "obf" # the step's alpha spending: "obf" (O'Brien-Fleming) or "pocock"
 
 # %%

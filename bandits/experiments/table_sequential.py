@@ -191,6 +191,13 @@ class RunsTableHooks:
     def add_results(self, state, tasks, results):
         return self.add_rows(state, self.rows_of(state, tasks, results))
 
+    def grid_cells(self, state) -> list:
+        """Every cell of the tested runs (what :func:`bandits.sequential.freeze_costs` prices), as the claims'
+        cells are typed (Python scalars)."""
+        r = self._tested(state["runs"])
+        return sorted({tuple(v.item() if hasattr(v, "item") else v for v in row)
+                       for row in r[list(self.cell_cols)].itertuples(index=False, name=None)}, key=repr)
+
     def cost_s(self, cell, state) -> float:
         """The mean recorded seconds of one run of ``cell`` (its failed runs left out)."""
         r = self._tested(state["runs"])
