@@ -169,6 +169,20 @@ def test_full_mode_sums_dedupe(tmp_path):
     assert bench.full_mode_sums("Eager-KernelUCB (RBF row)", tmp_path)["sum_s"] == 40.0
 
 
+def test_full_mode_sums_count_a_run_as_times_md_does():
+    """The floor table's per-engine sums and figures/TIMES.md (tools/nbtools.py, which does not import the
+    package) call rows one run by the same columns."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import nbtools
+
+    from bandits.floor import RUN_IDENTITY
+
+    assert RUN_IDENTITY == nbtools.RUN_IDENTITY
+
+
 def test_floor_section_written_between_markers(tmp_path):
     doc = tmp_path / "running.md"
     doc.write_text("# Running\n\ntext\n")
