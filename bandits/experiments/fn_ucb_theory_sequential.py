@@ -32,7 +32,9 @@ mean per-run slope among the curves it reads (the claims module's own per-run fi
 "matches" within [1/3, 3], none: its bounds are its margin). Two significant digits. A choice of this package:
 Theorem 1 and §4.1 state rates, not sizes of difference.
 
-**Cost of a run** (the budget): ``results.csv`` records no run times. A cell's cost is the mean ``wall_time`` of its
+**Cost of a run** (the budget; the committed step's stages are priced at its design's fixed costs instead,
+:data:`bandits.sequential.COSTS_FILE`): the committed ``results.csv`` records no run times (written before the
+tables kept each run's ``wall_time`` and ``cpu_time``). A cell's cost is the mean ``wall_time`` of its
 added runs when it has some; else the run cache's record of its committed runs under the current code
 (:func:`bandits.experiments.async_theory_sequential.cached_wall_times`); else the notebook's recorded duration
 shared equally among its runs (:func:`~bandits.experiments.async_theory_sequential.untimed_share_s`).

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,6 +160,7 @@ def run_linearisation(config: dict, seed: int, rep: int) -> dict:
     from ... import neural as nn
     from ...envs import make_env
 
+    t_wall, t_cpu = time.perf_counter(), time.process_time()
     m, n, N, lam = int(config["m"]), int(config["n"]), int(config["N"]), float(config["lam"])
     env = make_env(config["env"], config.get("env_seed", 0))
     d = env.dim
@@ -187,7 +189,8 @@ def run_linearisation(config: dict, seed: int, rep: int) -> dict:
     meta = {"err": float(np.max(np.abs(f_sync - lin))), "err_lin": float(np.max(np.abs(f_sync - gd))),
             "err_opt": float(np.max(np.abs(gd - lin))), "scale": float(np.max(np.abs(lin))),
             "f0_max": float(np.max(np.abs(mlp.forward_numpy(theta0, Xtm)))), "p0": int(mlp.p0), "lr": eta,
-            "steps": J, "dist_ratio": dist / (2.0 * math.sqrt(n / (m * lam)))}
+            "steps": J, "dist_ratio": dist / (2.0 * math.sqrt(n / (m * lam))),
+            "wall_time": time.perf_counter() - t_wall, "cpu_time": time.process_time() - t_cpu}
     return {"arrays": {}, "meta": json.loads(canonical(meta))}
 
 
@@ -225,7 +228,13 @@ def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", c
                          pd.DataFrame(alpha, columns=["rep", "t", "alpha"]),
                          pd.DataFrame(cover, columns=["nu", "rep", "coverage", "coverage_abs", "width_T"]),
                          pd.DataFrame(linear, columns=["m", "rep", "err", "err_lin", "err_opt", "scale", "dist_ratio",
-                                                       "steps", "p0"]))
+                                                       "steps", "p0", "wall_time", "cpu_time"]))
+
+
+def _times(meta: dict) -> dict:
+    """A run's recorded seconds for its table rows (``figures/TIMES.md`` counts them; NaN where the run recorded
+    none: a cached run of an older cell)."""
+    return {k: float(meta[k]) if meta.get(k) is not None else math.nan for k in ("wall_time", "cpu_time")}
 
 
 def theory_rows(p: dict, items) -> tuple[list, list, list, list, list]:
@@ -239,7 +248,8 @@ def theory_rows(p: dict, items) -> tuple[list, list, list, list, list]:
         a, meta = res["arrays"], res["meta"]
         if g == "E14":
             linear.append({"m": cfg["m"], "rep": rep, **{c: meta[c] for c in ("err", "err_lin", "err_opt", "scale",
-                                                                                "dist_ratio", "steps", "p0")}})
+                                                                                "dist_ratio", "steps", "p0")},
+                           **_times(meta)})
             continue
         if g == "E8":
             alpha += [{"rep": rep, "t": int(t), "alpha": float(v)} for t, v in zip(a["alpha_t"], a["alpha"])]
@@ -254,7 +264,7 @@ def theory_rows(p: dict, items) -> tuple[list, list, list, list, list]:
         row = {"check": g, "algorithm": cfg["algorithm"], "N": N, "D": D, "rep": rep, "T": T, "R_T": float(R[-1]),
                "rounds": int(meta["info"]["n_rounds"]), "R_emp": R_emp, "p0": meta["final"]["p0"],
                "potential_exact": meta["final"].get("potential_exact", np.nan),
-               "nu_a": cfg["params"]["nu_a"]}
+               "nu_a": cfg["params"]["nu_a"], **_times(meta)}
         if D > 0:
             zeta, bound = round_bound(T, D, R_emp)
             inc = np.diff(np.r_[0.0, pot])
