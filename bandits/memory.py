@@ -304,9 +304,12 @@ def async_kernel_ucb_bytes(N, T, dim, params, points, M, m: int | None = None) -
     passes the estimate of :func:`async_dictionary_estimate`):
 
     * every client's stale model, a factor ``C`` (``m_k × m_k``) and ``θ̃``: at most ``min(N, points) + 1``
-      distinct models (one per client, the server's, the prior), each at most ``s(m) + m``: the factor
-      lies on a pooled buffer of ``s(m) = (m + min(160, m // 8))²`` entries (``_FactorPool.size``), and the
-      pool keeps up to ``_FactorPool.spare`` freed buffers of that size besides; the eigen basis
+      distinct models (one per client, the server's, the prior), each at most ``m² + m`` resident: the
+      factor lies on a pooled buffer of ``(m_k + min(160, m_k // 8))²`` entries (``_FactorPool.size``),
+      whose spare rows are address space only (a factor is written from the buffer's start, so the pages
+      past its ``m_k²`` entries are never touched, and the kernel backs only the touched ones; a later,
+      larger factor in the same buffer touches at most its own ``m²``), and the pool keeps up to
+      ``_FactorPool.spare`` freed buffers (``m²`` each resident) besides; the eigen basis
       (``basis="eig"``) adds the model's ``B`` (``m²``) and points; ``keep_client_records`` the per-client
       ``Ã_i`` (``N·m²``);
     * the dictionary's factor and points in buffers doubled from 16 rows (``cap² + cap·d``, and the old
@@ -320,12 +323,11 @@ def async_kernel_ucb_bytes(N, T, dim, params, points, M, m: int | None = None) -
     d = int(dim)
     from .algorithms.async_kernel_ucb import _FactorPool
 
-    pool = _FactorPool()
     models = min(int(N), int(points)) + 1
-    per_model = pool.size(m) + m
+    per_model = m * m + m  # resident: a pooled buffer's spare rows are never touched (above)
     if params.get("basis", "chol") == "eig":
         per_model += m * m + m * d
-    n = models * per_model + pool.spare * pool.size(m)
+    n = models * per_model + _FactorPool().spare * m * m
     if params.get("keep_client_records"):
         n += int(N) * (m * m + m)
     cap = _doubled(m, 16)
