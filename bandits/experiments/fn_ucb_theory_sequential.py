@@ -33,8 +33,8 @@ mean per-run slope among the curves it reads (the claims module's own per-run fi
 Theorem 1 and §4.1 state rates, not sizes of difference.
 
 **Cost of a run** (the budget; the committed step's stages are priced at its design's fixed costs instead,
-:data:`bandits.sequential.COSTS_FILE`): the committed ``results.csv`` records no run times (written before the
-tables kept each run's ``wall_time`` and ``cpu_time``). A cell's cost is the mean ``wall_time`` of its
+:data:`bandits.sequential.COSTS_FILE`): these hooks do not read the tables' ``wall_time`` and ``cpu_time``
+(folders written before the tables kept them have none). A cell's cost is the mean ``wall_time`` of its
 added runs when it has some; else the run cache's record of its committed runs under the current code
 (:func:`bandits.experiments.async_theory_sequential.cached_wall_times`); else the notebook's recorded duration
 shared equally among its runs (:func:`~bandits.experiments.async_theory_sequential.untimed_share_s`).
