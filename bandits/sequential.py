@@ -79,10 +79,11 @@ spend more than 2.5 %. :func:`step` runs it by the folder's name (:data:`HOOKS`)
 This module is left out of the run cache's code fingerprint (:data:`bandits.runner.NOT_IN_RUNS`): it
 decides claims, it never runs inside a cell.
 
-Length (≈ 860 lines): one module on purpose. The design (boundaries, t adjustment), its calibration by
+Length (≈ 1 270 lines): one module on purpose. The design (boundaries, t adjustment), its calibration by
 simulation, the tables docs/statistics.md prints, and the step that applies it to a folder (by hooks object or by
-name, for ``make decide`` and the notebooks) share :class:`Design` and the look's verdict rule; kept together, the
-rule the step applies is the rule the calibration measures.
+name, for ``make decide`` and the notebooks, with the committed steps' designs and their cost table) share
+:class:`Design` and the look's verdict rule; kept together, the rule the step applies is the rule the calibration
+measures.
 """
 from __future__ import annotations
 
