@@ -459,3 +459,27 @@ def test_make_bench_passes_bench_args():
     assert "-m bandits.bench floor --write" in out.stdout
     out = _make("-n", "bench")
     assert out.stdout.strip().endswith("-m bandits.bench")
+
+
+def test_compare_folders_tells_a_rerun_that_only_changed_its_times(tmp_path):
+    """tools/compare_folders.py: the same runs timed anew (and a table gaining time columns) are the same; a changed
+    number, a missing table or a changed verdict differ."""
+    import compare_folders as cf
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    for d in (old, new):
+        d.mkdir()
+        (d / "claims.json").write_text(json.dumps({"claims": [{"id": "c1", "verdict": "PASS", "effect": 1.0,
+                                                               "lo": 0.5, "hi": 1.5, "note": ""}]}))
+    (old / "runs.csv").write_text("rep,R_T,wall_time\n0,1.5,10.0\n1,2.5,11.0\n")
+    (new / "runs.csv").write_text("rep,R_T,wall_time,cpu_time\n0,1.5,7.0,6.5\n1,2.5,8.0,7.9\n")
+    assert cf.main([str(new), str(old)]) == 0
+    (new / "runs.csv").write_text("rep,R_T,wall_time\n0,1.5,7.0\n1,2.6,8.0\n")
+    assert cf.main([str(new), str(old)]) == 1
+    (new / "runs.csv").write_text("rep,R_T,wall_time\n0,1.5,7.0\n1,2.5,8.0\n")
+    (old / "tuning.csv").write_text("rep,R_T\n0,1.0\n")
+    assert cf.main([str(new), str(old)]) == 1
+    (old / "tuning.csv").unlink()
+    (new / "claims.json").write_text(json.dumps({"claims": [{"id": "c1", "verdict": "INCONCLUSIVE", "effect": 1.0,
+                                                             "lo": -0.5, "hi": 1.5, "note": ""}]}))
+    assert cf.main([str(new), str(old)]) == 1
