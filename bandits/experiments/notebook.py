@@ -6,7 +6,9 @@ the claims table).
 **The sequential step from a notebook.** A notebook whose folder has hooks (:data:`bandits.sequential.HOOKS`) has
 three parameters: ``decide_schedule`` (``None``, the default in both modes: no step; ``"auto"``: n0, 2 n0, 4 n0,
 8 n0; or run counts such as ``"3,6,12"``, the first the runs each claim is tested on), ``decide_budget_s`` (CPU
-seconds of the added runs; ``None``: no limit) and ``decide_spending`` (``"obf"``, the default, or ``"pocock"``).
+seconds of the added runs, as each stage is estimated: at the committed design's fixed costs for the step ``make
+figures`` passes, :func:`bandits.sequential.committed_design`; ``None``: no limit) and ``decide_spending``
+(``"obf"``, the default, or ``"pocock"``).
 Its set-up cell checks them with the others (:func:`check_decide`, before any run, the first look against the
 runs the parameters give); its last cell, after ``claims.json`` is written, runs the step on its own ``out``
 folder (:func:`run_sequential`, which calls :func:`bandits.sequential.step`, as ``make decide`` does) and prints
