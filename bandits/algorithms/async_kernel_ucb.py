@@ -387,7 +387,8 @@ class _FactorPool:
 
     def size(self, m: int) -> int:
         """Entries of a new buffer for an m × m factor: ``(m + h)²`` with ``h = min(headroom, m // 8)`` spare
-        rows (a small factor is cheap to allocate and its dictionary grows fast; at most 27 % more memory)."""
+        rows (a small factor is cheap to allocate and its dictionary grows fast; at most 27 % more address space:
+        the spare rows' pages stay untouched, so not resident, until a larger factor uses them)."""
         return (m + min(self.headroom, m // 8)) ** 2
 
     def _collect(self) -> None:
