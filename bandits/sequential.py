@@ -1081,8 +1081,8 @@ def papermill_args(name: str) -> list[str]:
 #: The cost table of the committed steps (:data:`FULL_MODE_DESIGNS`): folder → ``{"costs": {repr(cell): seconds
 #: per run}, "built": ...}``, each cell's mean recorded seconds per run in the committed folder (the hooks'
 #: ``cost_s``) when the table was built, for every cell a stage of the step can ask for (the cells behind the
-#: claims at look 1, every cell of the folder's runs table where the hooks list them (``grid_cells``), and every
-#: cell of the committed stages). Part of the design: rebuilt (``python -m bandits.sequential costs --write``)
+#: claims at look 1, and every cell of the folder's runs table where the hooks list them, ``grid_cells``: the
+#: arena's claims compare points that move with the means). Part of the design: rebuilt (``python -m bandits.sequential costs --write``)
 #: only with a design change, stated before that step's runs, as a budget is.
 COSTS_FILE = Path(__file__).with_name("step_costs.json")
 
@@ -1111,11 +1111,9 @@ def committed_design(name: str, folder, schedule, spending: str, budget_s: float
 
 def freeze_costs(name: str, folder, exp=None) -> dict:
     """The cost table entry of ``name``'s committed step, measured on ``folder`` (its committed runs): ``repr(cell)``
-    → the hooks' ``cost_s`` at look 1, for the cells behind every covered claim at look 1, every cell the hooks
-    list (``grid_cells``, where they have it), and every cell of the folder's committed stages
-    (``sequential.json``)."""
-    import ast
-
+    → the hooks' ``cost_s`` at look 1, for the cells behind every covered claim at look 1 and every cell the hooks
+    list (``grid_cells``, where they have it). A cell the table lacks makes its stage fall back to the recorded
+    times (:func:`decide`); :func:`replay_budget` shows it (NaN), and a test fails on it for every committed step."""
     exp = hooks_for(name) if exp is None else exp
     folder = Path(folder)
     state = exp.load(folder)
@@ -1126,9 +1124,6 @@ def freeze_costs(name: str, folder, exp=None) -> dict:
     cells = {repr(c): c for cid in got if covered(got[cid], level)[0] for c in exp.claim_cells(cid, state)}
     if hasattr(exp, "grid_cells"):
         cells.update({repr(c): c for c in exp.grid_cells(state)})
-    sj = folder / "sequential.json"
-    for st in json.loads(sj.read_text())["stages"] if sj.exists() else []:
-        cells.update({c: ast.literal_eval(c) for c in st["cells"] if c not in cells})
     return {k: float(exp.cost_s(c, state)) for k, c in sorted(cells.items())}
 
 

@@ -87,11 +87,6 @@ def _config(N, T, beta, p0):
             "N": int(N), "T": int(T)}
 
 
-def _times(meta: dict) -> dict:
-    """A run's recorded seconds for its table row (``figures/TIMES.md`` counts them)."""
-    return {k: float(meta[k]) if meta.get(k) is not None else math.nan for k in ("wall_time", "cpu_time")}
-
-
 def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache_dir=None,
                progress: bool = True):
     """Run E1/E2/E5/E7 bandit sweeps; returns (runs, epochs) DataFrames."""
@@ -128,7 +123,8 @@ def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", c
     for lab, res in zip(labels, results):
         a, info = res["arrays"], res["meta"]["info"]
         C = float(comm_curve(a["comm_up"], a["comm_down"], lab["N"], "paper")[-1])
-        row = {**lab, "R_T": float(a["regret"].sum()), "C_paper": C, **_times(res["meta"])}
+        row = {**lab, "R_T": float(a["regret"].sum()), "C_paper": C, "wall_time": res["meta"].get("wall_time"),
+               "cpu_time": res["meta"].get("cpu_time")}
         if "epochs" in info:
             sets = info["active_sets"]
             row["sum_S"] = sum(e.get("s_unique", 0) for e in info["epochs"])
@@ -176,7 +172,8 @@ def run_e8(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", cache
     results, _ = sweep(tasks, seed, n_jobs=n_jobs, backend=backend, cache_dir=cache_dir, progress=progress,
                        desc="DUETS E8", fn=run_e8_cell)
     return pd.DataFrame([{**lab, "R_T": float(r["arrays"]["regret"].sum()), "final_active": r["meta"]["final_active"],
-                          **_times(r["meta"])} for lab, r in zip(labels, results)])
+                          "wall_time": r["meta"].get("wall_time"), "cpu_time": r["meta"].get("cpu_time")}
+                         for lab, r in zip(labels, results)])
 
 
 def epoch_count_table():

@@ -231,12 +231,6 @@ def run_theory(p: dict, seed: int = 0, n_jobs: int = 1, backend: str = "loky", c
                                                        "steps", "p0", "wall_time", "cpu_time"]))
 
 
-def _times(meta: dict) -> dict:
-    """A run's recorded seconds for its table rows (``figures/TIMES.md`` counts them; NaN where the run recorded
-    none: a cached run of an older cell)."""
-    return {k: float(meta[k]) if meta.get(k) is not None else math.nan for k in ("wall_time", "cpu_time")}
-
-
 def theory_rows(p: dict, items) -> tuple[list, list, list, list, list]:
     """The tidy tables' rows from finished runs: ``items`` are ``(check, config, rep, result)``; returns
     ``(rows, curves, alpha, coverage, linear)`` (lists of dicts, and of DataFrames for the curves), as
@@ -249,7 +243,7 @@ def theory_rows(p: dict, items) -> tuple[list, list, list, list, list]:
         if g == "E14":
             linear.append({"m": cfg["m"], "rep": rep, **{c: meta[c] for c in ("err", "err_lin", "err_opt", "scale",
                                                                                 "dist_ratio", "steps", "p0")},
-                           **_times(meta)})
+                           "wall_time": meta.get("wall_time"), "cpu_time": meta.get("cpu_time")})
             continue
         if g == "E8":
             alpha += [{"rep": rep, "t": int(t), "alpha": float(v)} for t, v in zip(a["alpha_t"], a["alpha"])]
@@ -264,7 +258,7 @@ def theory_rows(p: dict, items) -> tuple[list, list, list, list, list]:
         row = {"check": g, "algorithm": cfg["algorithm"], "N": N, "D": D, "rep": rep, "T": T, "R_T": float(R[-1]),
                "rounds": int(meta["info"]["n_rounds"]), "R_emp": R_emp, "p0": meta["final"]["p0"],
                "potential_exact": meta["final"].get("potential_exact", np.nan),
-               "nu_a": cfg["params"]["nu_a"], **_times(meta)}
+               "nu_a": cfg["params"]["nu_a"], "wall_time": meta.get("wall_time"), "cpu_time": meta.get("cpu_time")}
         if D > 0:
             zeta, bound = round_bound(T, D, R_emp)
             inc = np.diff(np.r_[0.0, pot])
