@@ -354,6 +354,7 @@ from .floor import (  # noqa: F401  (the floor's names, re-exported for the comm
     floor_async,
     floor_coop,
     floor_fn_ucb,
+    floor_fn_ucb_shuttle,
     floor_markdown,
     floor_neural,
     floor_one_kernel,

@@ -454,7 +454,8 @@ def floor_one_kernel(ts=(2500, 5000), steps: int = 8, K: int = 20, d: int = 20, 
 # FN-UCB and the neural baselines (one hidden layer, m = 20, cosine, d = 10, K = 4)
 # ---------------------------------------------------------------------------------------------
 def neural_work(T: int, N: int, K: int, d: int, m: int, p: int, train_steps: int, stop_train_after: int,
-                train_rounds, quad_per_arm: int = 1, server_rank: bool = False) -> Work:
+                train_rounds, quad_per_arm: int = 1, server_rank: bool = False, diag: bool = False,
+                d_train: int | None = None) -> Work:
     """Floor of a neural-bandit run with N agents of a one-hidden-layer MLP (width m, p parameters).
 
     Per iteration and agent: the K arms' forward pass and gradient features (about 2Kmd + Kp: level 1,
@@ -463,16 +464,26 @@ def neural_work(T: int, N: int, K: int, d: int, m: int, p: int, train_steps: int
     ``server_rank`` (FN-UCB's rounds), the server's rank-N update of its inverse (2p²N). Per training
     (``train_rounds``: the iterations that train), ``train_steps`` full-batch gradient steps on the
     agent's n = t + 1 points (forward 2n(md + m), backward 4n(md + m)), all agents batched in one call
-    per step (the batched remedy: its overhead is paid once per step, not per agent)."""
+    per step (the batched remedy: its overhead is paid once per step, not per agent).
+
+    ``diag`` (FN-UCB Sec. 3.4's diagonal approximation): the quadratic forms and the updates are
+    elementwise over the p diagonal entries (streamed: K·quad_per_arm + 4 passes over p doubles per
+    agent and iteration). ``d_train``: the inputs' nonzero width for the training's products (block
+    contexts, whose rows are zero outside one block: the block's width; default d)."""
     w = Work()
-    per_it = N * (4.0 * K * p + K * 2.0 * p * p * quad_per_arm)
-    w.l3(T * per_it, p)
-    w.stream(T * N * 24.0 * p * p)
-    if server_rank:
-        w.l3(T * 2.0 * p * p * N, p)
+    dt = d if d_train is None else d_train
+    if diag:
+        w.l3(T * N * 4.0 * K * p, p)
+        w.stream(T * N * 8.0 * p * (K * quad_per_arm + 4))
+    else:
+        per_it = N * (4.0 * K * p + K * 2.0 * p * p * quad_per_arm)
+        w.l3(T * per_it, p)
+        w.stream(T * N * 24.0 * p * p)
+        if server_rank:
+            w.l3(T * 2.0 * p * p * N, p)
     for t in train_rounds:
         n = t + 1
-        w.l3(train_steps * N * 6.0 * n * (m * d + m), p)
+        w.l3(train_steps * N * 6.0 * n * (m * dt + m), p)
         w.call(train_steps)
     return w
 
@@ -510,6 +521,28 @@ def floor_fn_ucb(T: int = 400, N: int = 2, seed: int = 0) -> dict:
     w = neural_work(T, N, K, env.dim, 20, p, pol.train_cfg.steps, pol.stop_train_after, trained,
                     quad_per_arm=2, server_rank=True)
     sizes = f"cosine, N = {N}, T = {T} (of 5 000), K = {K}, d = {env.dim}, m = 20, p = {p}, {len(trained)} trainings"
+    return {"sizes": sizes, "work": w, "measured_s": s, "T": T, "T_full": 5000}
+
+
+def floor_fn_ucb_shuttle(T: int = 600, N: int = 5, seed: int = 0) -> dict:
+    """FN-UCB on shuttle with the diagonal approximation at m = 50 (the FN-UCB notebook's Figs. 2c, 2d: its
+    costliest runs; λ = 10, ν_TKN = 0.1, ν_TK = 0.01, D = 0), T iterations of 5 000, N agents: the training
+    on block contexts (7 blocks of 9 inputs; the floor counts the block's 9 columns,
+    :func:`bandits.neural.train_full_batch`'s block path) is nearly all of it."""
+    from .algorithms.fn_ucb import FNUCB
+
+    env = make_env({"kind": "fn_classification", "dataset": "shuttle"}, seed)
+    pol = FNUCB(N, T, env.dim, np.random.SeedSequence(seed), CommLedger(N, T), lam=10.0, nu_a=0.1, nu_b=0.01,
+                D=0.0, width=50, diag=True, device="cpu")
+    s = _run_threads1(pol, env, T, N, seed)
+    K = int(env.n_arms)
+    w_blk = env.dim // K
+    trained = [t for t, _ in pol.train_log]
+    p = int(pol.p)
+    w = neural_work(T, N, K, env.dim, 50, p, pol.train_cfg.steps, pol.stop_train_after, trained,
+                    quad_per_arm=2, diag=True, d_train=w_blk)
+    sizes = (f"shuttle, diag, N = {N}, T = {T} (of 5 000), K = {K}, d = {env.dim} ({K} blocks of {w_blk}), m = 50, "
+             f"p = {p}, {len(trained)} trainings")
     return {"sizes": sizes, "work": w, "measured_s": s, "T": T, "T_full": 5000}
 
 
@@ -566,6 +599,10 @@ FLOOR_ENGINES: dict[str, dict] = {
                "runs": [("fn_ucb", ["runs.csv"], "algorithm", ["FN-UCB", "FN-UCB [only UCB_a]", "FN-UCB [only UCB_b]",
                                                                "FN-UCB [no aggregation]"]),
                         ("arena", ["results.csv", "tuning.csv"], "method", ["FN-UCB"])]},
+    # its costliest runs (their runs are in the FN-UCB row's sum too)
+    "FN-UCB (shuttle, diag)": {"fn": floor_fn_ucb_shuttle,
+                               "runs": [("fn_ucb", ["runs.csv"], "algorithm", ["FN-UCB"],
+                                         {"env": "shuttle", "diag": "True"})]},
     "NeuralUCB": {"fn": lambda: floor_neural("ucb"),
                   "runs": [("fn_ucb", ["runs.csv"], "algorithm", ["NeuralUCB", "NeuralUCB [diag]"]),
                            ("arena", ["results.csv", "tuning.csv"], "method", ["NeuralUCB"])]},

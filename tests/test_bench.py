@@ -205,13 +205,14 @@ def test_floor_engines_run_at_toy_sizes():
     """Each engine's floor entry runs and counts positive work at toy sizes (no timing checked)."""
     outs = [bench.floor_coop("Eager-KernelUCB", T=3, V=12), bench.floor_coop("Coop-KernelUCB", T=3, V=12),
             bench.floor_approx_dis(T=40, N=3), bench.floor_async(T=40, N=3),
-            bench.floor_one_kernel(ts=(30, 60), steps=2), bench.floor_fn_ucb(T=6), bench.floor_neural("ts", T=6)]
+            bench.floor_one_kernel(ts=(30, 60), steps=2), bench.floor_fn_ucb(T=6), bench.floor_neural("ts", T=6),
+            bench.floor_fn_ucb_shuttle(T=6, N=2)]
     for r in outs:
         assert r["measured_s"] >= 0 and r["work"].floor(RATES) > 0 and r["sizes"]
     assert set(bench.FLOOR_ENGINES) == {"Eager-KernelUCB", "Coop-KernelUCB", "Eager-KernelUCB (RBF row)",
                                         "Coop-KernelUCB (RBF row)", "Coop-KernelUCB (Twitch)",
                                         "Coop-KernelUCB (as-733)", "Approx-DisKernelUCB", "Async-KernelUCB",
-                                        "OneKernelUCB", "FN-UCB", "NeuralUCB", "NeuralTS"}
+                                        "OneKernelUCB", "FN-UCB", "FN-UCB (shuttle, diag)", "NeuralUCB", "NeuralTS"}
     assert "twitch" in bench.floor_coop("Coop-KernelUCB", T=3, V=12, graph="twitch")["sizes"]
     r = bench.floor_coop("Eager-KernelUCB", T=3, V=12, row="rbf")
     assert r["sizes"].startswith("rbf row") and r["work"].elem > 0  # the arms' Nyström features

@@ -526,3 +526,39 @@ def test_official_regression_n5_d5_rounds_and_regret():
         R = float(np.sum(r["arrays"]["regret"]) / 5)
         assert 315 <= rounds <= 385, (rep, rounds)
         assert R < 100, (rep, R)
+
+
+@pytest.mark.parametrize("variant,D", [("less_comm", 0.0), ("full", 0.0), ("less_comm", 0.5)])
+def test_block_contexts_sparse_products_equal_dense(variant, D, monkeypatch):
+    """On block contexts (each context zero outside one block, as the classification bandits' are) the
+    features live on a block's support, and the products on the support alone (UCB_a's and UCB_b's
+    quadratic forms, the local inverses' updates) equal the dense ones to round-off: the same choices,
+    UCB_a's terms within 1e-9."""
+    d_raw, blocks, N, T = 2, 8, 3, 25
+    d = d_raw * blocks
+    a_vec = np.random.default_rng(5).standard_normal(d)
+
+    def sampler(r, n):
+        X = np.zeros((n, d))
+        b = r.integers(0, blocks, n)
+        for i in range(n):
+            X[i, b[i] * d_raw:(b[i] + 1) * d_raw] = r.standard_normal(d_raw)
+        return X
+
+    env = lambda: _env(d=d, K=4, sampler=sampler, f=lambda X: np.cos(3 * X @ a_vec))  # noqa: E731
+    terms = {}
+    for mode in ("sparse", "dense"):
+        if mode == "dense":
+            monkeypatch.setattr(FNUCB, "_row_blocks", lambda self, X: None)
+        pol, _ = _policy(N, T, d=d, width=4, D=D, variant=variant, alpha_ramp=10)
+        seen = terms.setdefault(mode, [])
+
+        def watch(t, agents, arms, choices, rewards, means, pol):
+            seen.append((pol._blk is not None, None if pol.ucb_a_terms is None else np.array(pol.ucb_a_terms)))
+        tr = run_regret(pol, env(), T, N, np.random.default_rng(1), np.random.default_rng(2), observers=(watch,))
+        terms[mode + "_regret"] = tr.regret
+    assert all(s for s, _ in terms["sparse"]) and not any(s for s, _ in terms["dense"])
+    assert np.array_equal(terms["sparse_regret"], terms["dense_regret"])
+    for (_, x), (_, y) in zip(terms["sparse"], terms["dense"]):
+        if x is not None:
+            np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)

@@ -8,6 +8,8 @@ import torch
 from bandits.linalg import sherman_morrison
 from bandits.neural import (
     MLP,
+    block_width,
+    feature_blocks,
     TrainConfig,
     average_params,
     make_generator,
@@ -290,3 +292,82 @@ def test_average_params_numpy_path_equals_torch_mean():
     out = average_params(thetas)
     assert out.shape == (7,) and out.dtype == torch.float64
     torch.testing.assert_close(out, thetas.mean(0), rtol=1e-15, atol=1e-15)
+
+
+def _block_rows(B, n, K, w, seed=0):
+    """Rows in one of K blocks of width w (the classification bandits' contexts), some entries zero."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((B, n, K * w))
+    arms = rng.integers(0, K, (B, n))
+    for b in range(B):
+        for i in range(n):
+            X[b, i, arms[b, i] * w:(arms[b, i] + 1) * w] = rng.standard_normal(w) / 2
+    X[0, 3] = 0.0  # an all-zero row fits any block
+    X[-1, 5, arms[-1, 5] * w] = 0.0  # a zero inside a block
+    return X
+
+
+def test_block_width():
+    X = _block_rows(2, 40, 4, 3)
+    assert block_width(X) == 3 and block_width(X[0]) == 3
+    assert block_width(np.ones((5, 6))) is None  # dense rows
+    assert block_width(np.concatenate([X[0], X[0]], axis=1)) is None  # mirrored: two blocks per row
+    assert block_width(np.zeros((3, 4))) is None
+    Y = np.zeros((3, 8))
+    Y[:, 0] = 1.0  # one nonzero column: the finest width is 1
+    assert block_width(Y) == 1
+
+
+@pytest.mark.parametrize("init", ["official", "ntk"])
+@pytest.mark.parametrize("B", [1, 3])
+def test_block_training_equals_dense_to_round_off(init, B, monkeypatch):
+    """The training's block path (one GEMM pair per agent and block on the block's columns) reaches the same
+    parameters as the dense path (two GEMMs on every column) to round-off."""
+    import bandits.neural as N
+
+    K, w, n = 4, 3, 300
+    X = torch.as_tensor(_block_rows(B, n, K, w))
+    y = torch.as_tensor(np.random.default_rng(1).standard_normal((B, n)))
+    mlp = MLP(K * w, 6, 1, init, device="cpu")
+    theta0 = mlp.init_params(0)
+    th = torch.stack([mlp.init_params(s) for s in range(1, B + 1)])
+    cfg = TrainConfig(steps=20, lr=1e-4 if init == "ntk" else 1e-2, lam=0.5, objective="paper" if init == "ntk" else "official")
+    Xa, ya = (X, y) if B > 1 else (X[0], y[0])
+    assert n >= N._BLOCK_MIN_ROWS and K * w + 1 >= N._BLOCK_MIN_SAVING * (w + 1)
+    calls = []
+    real = N._train_blocks
+    monkeypatch.setattr(N, "_train_blocks", lambda *a: calls.append(1) or real(*a))
+    a = th.clone() if B > 1 else th[0].clone()
+    train_full_batch(mlp, a, Xa, ya, cfg, theta0=theta0, engine="numpy")
+    assert calls, "the block path was not taken"
+    monkeypatch.setattr(N, "_BLOCK_MIN_ROWS", 10 ** 9)
+    b = th.clone() if B > 1 else th[0].clone()
+    train_full_batch(mlp, b, Xa, ya, cfg, theta0=theta0, engine="numpy")
+    assert len(calls) == 1 and not torch.equal(a, th if B > 1 else th[0])
+    assert torch.isfinite(a).all()
+    torch.testing.assert_close(a, b, rtol=1e-11, atol=1e-12)
+
+
+def test_block_support_products_equal_fancy_indexing():
+    """MLP.block_support is where a block context's gradient can be nonzero, and the strided support
+    products equal fancy indexing (exactly) and the dense matrix-vector product (to round-off)."""
+    mlp = MLP(24, 5, 1, "official", device="cpu")
+    rng = np.random.default_rng(0)
+    X = _block_rows(1, 6, 8, 3, seed=2)[0]
+    G = mlp.features_numpy(mlp.init_params(1), X)
+    w, blk = feature_blocks(mlp, X)
+    assert w == 3
+    for x, g, a in zip(X, G, blk):
+        S = mlp.block_support(int(a), w)
+        off = np.setdiff1d(np.arange(mlp.p0), S)
+        assert not np.any(g[off]) and len(S) == 5 * 3 + mlp.p0 - 5 * 24
+    M = rng.standard_normal((mlp.p0, mlp.p0))
+    M = M + M.T
+    for a in range(8):
+        S = mlp.block_support(a, 3)
+        assert np.array_equal(mlp.support_cols(G, a, 3), G[:, S])
+        assert np.array_equal(mlp.support_square(M, a, 3), M[np.ix_(S, S)])
+        phi = np.zeros(mlp.p0)
+        phi[S] = rng.standard_normal(len(S))
+        np.testing.assert_allclose(mlp.support_matvec(M, phi, a, 3), M @ phi, rtol=1e-12, atol=1e-12)
+    assert feature_blocks(MLP(4, 5, 1, device="cpu"), _block_rows(1, 6, 2, 2)[0]) is None  # half of p0: dense

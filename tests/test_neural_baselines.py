@@ -303,3 +303,25 @@ def test_neural_diverged_network_fails_with_a_clear_message():
     agents, arms, _ = env.round(0, 1, np.random.default_rng(0))
     with pytest.raises(FloatingPointError, match="NeuralUCB.*diverged.*lower lr"):
         pol.select(0, agents, arms)
+
+
+@pytest.mark.parametrize("cls", [NeuralUCB, NeuralTS])
+def test_block_contexts_sparse_products_equal_dense(cls, monkeypatch):
+    """On block contexts (a classification bandit's: the row in its arm's block) the variances φᵀU⁻¹φ and the
+    Sherman–Morrison updates on the features' support equal the dense ones to round-off: the same choices."""
+    import bandits.neural as nn
+    from bandits.envs.fn_ucb import fn_classification_env
+
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((200, 2)), rng.integers(0, 8, 200)
+    out = {}
+    for mode in ("sparse", "dense"):
+        if mode == "dense":
+            monkeypatch.setattr(nn, "feature_blocks", lambda mlp, X: None)
+        env = fn_classification_env("tiny", X=X, y=y)
+        pol = _make(cls, 2, 30, env.dim, 0, width=4, lam=1.0, nu=1.0, device="cpu")
+        tr = run_regret(pol, env, 30, 2, np.random.default_rng(11), np.random.default_rng(12))
+        out[mode] = (tr.regret, pol.Uinv.copy(), pol._g_width)
+    assert out["sparse"][2] == 2 and out["dense"][2] is None  # the sparse products were taken, then not
+    assert np.array_equal(out["sparse"][0], out["dense"][0])
+    np.testing.assert_allclose(out["sparse"][1], out["dense"][1], rtol=1e-9, atol=1e-12)

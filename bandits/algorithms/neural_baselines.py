@@ -45,7 +45,10 @@ squared error + weight decay λ/n towards 0), because the paper's published λ, 
 ``init="ntk"``, ``feature_scale="sqrt_m"``, ``objective="paper"`` give Zhou et
 al.'s parametrisation (NTK init, ``g/√m``, ``½Σ(f − y)² + ½mλ‖θ − θ0‖²``). ``diag=True`` keeps only
 the diagonal of U (the ``_diag`` runs of Fig. 2c, m = 50). The N agents are batched: one (N, p0)
-parameter tensor, one (N, p0, p0) array of inverses, one batched training call per step.
+parameter tensor, one (N, p0, p0) array of inverses, one batched training call per step. On block
+contexts (the classification bandits: the row in its arm's block) the features vanish off the block's
+support, so ``σ²`` and the Sherman–Morrison vector ``U⁻¹g`` are computed on it
+(:func:`bandits.neural.feature_blocks`; FN-UCB's module docstring, "Block contexts"): the same to round-off.
 
 Linear UCB / Linear TS (Abbasi-Yadkori et al. 2011; Agrawal & Goyal 2013; App. E: λ = 1, ν ∈ {1, 0.1, 0.01}; Fig. 4)
 ---------------------------------------------------------------------------------------------------------------------
@@ -201,6 +204,9 @@ class NeuralBandit(Policy):
         self._y = torch.zeros((N, T), dtype=self.mlp.dtype, device=self.mlp.device)
         self.n_obs = np.zeros(N, dtype=np.int64)
         self._g = np.zeros((N, p0))
+        self._blocks = None  # (block width, the contexts' blocks) at the last _predict, block contexts only
+        self._g_block = np.full(N, -1)  # the chosen context's block (−1: dense products)
+        self._g_width = None
         self.n_train_calls = 0
 
     # -- scores -------------------------------------------------------------------------------
@@ -219,8 +225,19 @@ class NeuralBandit(Policy):
         if self.diag:
             var = np.einsum("bkp,bp->bk", G * G, 1.0 / self.U_diag[agents])
         else:
-            U = self.Uinv if every else self.Uinv[agents]  # no copy of the N inverses when all act
-            var = np.einsum("bkp,bkp->bk", np.matmul(G, U), G)
+            fb = nn.feature_blocks(mlp, X)
+            self._blocks = fb
+            if fb is None:
+                U = self.Uinv if every else self.Uinv[agents]  # no copy of the N inverses when all act
+                var = np.einsum("bkp,bkp->bk", np.matmul(G, U), G)
+            else:  # block contexts: φᵀU⁻¹φ = φ_Sᵀ U⁻¹[S, S] φ_S on each context's feature support S
+                w, blk = fb
+                var = np.empty(G.shape[:2])
+                for b, i in enumerate(agents):
+                    for a in np.unique(blk[b]):
+                        rows = np.flatnonzero(blk[b] == a)
+                        Ps = mlp.support_cols(G[b, rows], a, w)
+                        var[b, rows] = np.einsum("kp,kp->k", Ps @ mlp.support_square(self.Uinv[i], a, w), Ps)
         return f, np.maximum(var, 0.0), G
 
     def select(self, t, agents, arms):
@@ -239,6 +256,9 @@ class NeuralBandit(Policy):
             score = f[b] + sd[b] if self.style == "ucb" else f[b] + sd[b] * rng.standard_normal(f.shape[1])
             out[b] = argmax_ties(score, rng, self.tie_break)
             self._g[i] = G[b, out[b]]
+            if not self.diag:
+                self._g_block[i] = -1 if self._blocks is None else self._blocks[1][b, out[b]]
+                self._g_width = None if self._blocks is None else self._blocks[0]
         return out
 
     # -- updates ------------------------------------------------------------------------------
@@ -249,8 +269,11 @@ class NeuralBandit(Policy):
             g = self._g[i]
             if self.diag:
                 self.U_diag[i] += g * g
-            else:
+            elif self._g_block[i] < 0:
                 sherman_morrison_inplace(self.Uinv[i], g)
+            else:  # u = U⁻¹g on g's feature support (block contexts, _predict)
+                u = self.mlp.support_matvec(self.Uinv[i], g, int(self._g_block[i]), self._g_width)
+                sherman_morrison_inplace(self.Uinv[i], g, u)
             n = self.n_obs[i]
             if self._X.device.type == "cpu":  # numpy views of the CPU buffers
                 self._X.numpy()[i, n] = X[b, choices[b]]
