@@ -70,15 +70,11 @@ long run", only UCB_b "quickly learns") are reported INCONCLUSIVE with their num
 figures (e.g. 1a's N = 2 run is 1c's and 3's Less Comm. run) are computed once. The figure groups are
 a parameter (``figures``), so a notebook can run a subset or, in full mode, everything.
 
-Cost, measured (``n_jobs=2``, on a 2-core machine shared with other jobs): quick mode with both
-trainings beside 1a and 1d, this notebook and ``fn_ucb_theory`` together on an empty cache, 235 s of
-CPU (user) for 12.7 min of wall time at load ≈ 13, i.e. ≈ 2 minutes on two free cores for both
-notebooks; full mode 1 h 30 min of wall time (the runs' own wall times sum to 13 229 s:
-``figures/fn_ucb/runs.csv``). A per-category cost model ``L·T + Q·min(T, 2000)²`` per agent (L the
-per-step linear algebra, Q the quadratic cost of retraining on all local data each round, both fitted
-to runs at T = 400–1000 on the same machine) says where full mode's time goes: shuttle with full
-1301 × 1301 matrices (Figs. 2a, 5), then cosine/square, shuttle diag m = 50 and the kernel baselines
-of Fig. 4.
+Cost: what each run took is recorded in ``runs.csv`` (``wall_time``, ``cpu_time``) and summed per notebook in
+``figures/TIMES.md``; ``python -m bandits.bench floor`` gives FN-UCB's engines against the machine's floor (the
+cosine runs and the costliest, shuttle with the diagonal approximation at m = 50, whose training on block
+contexts is most of it). Full mode's time goes mostly to shuttle (full 1 301 × 1 301 matrices in Figs. 2a, 5;
+diagonal at m = 50 in Figs. 2c, 2d), then cosine/square and the kernel baselines of Fig. 4.
 
 Diverged runs. The official code's network (N(0,1) weights and biases, m = 20 or 50), lr = 0.01 and 30
 full-batch steps on the mean loss diverge within the first iterations when an agent's first points include a
