@@ -117,7 +117,7 @@ def async_results():
     return get
 
 
-@pytest.mark.parametrize("folder", ["async_kernelucb", "async_kernelucb/mushroom_mended"])
+@pytest.mark.parametrize("folder", ["async_kernelucb"])
 @pytest.mark.parametrize("name", ["fig2", "tradeoff", "gamma_sensitivity"])
 def test_async_figures_text_is_readable(async_results, folder, name):
     from bandits.experiments import async_kernelucb_plots as pl

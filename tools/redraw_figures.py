@@ -148,12 +148,6 @@ def _async_kernelucb(folder: Path):
     return _async_figures(folder)
 
 
-@register("async_kernelucb/mushroom_mended")
-def _async_mushroom(folder: Path):
-    """The Mushroom re-run beside Figure 2: as ``async_kernelucb``."""
-    return _async_figures(folder)
-
-
 @register("fn_ucb")
 def _fn_ucb(folder: Path):
     """Figures 1–6: every curve at every ``csv_stride``-th round (results.csv) and every run (runs.csv)."""

@@ -455,7 +455,7 @@ def _gamma_scores(d, env):
 
 def _note_rule_check(d) -> list:
     """The selection rule applied again to ``tuning_grid.csv`` by the code; where it differs from ``selected.csv``,
-    why (a score of 0/0 recorded as nan), with the scores, and the folder ``mushroom_mended/`` if present."""
+    why (a score of 0/0 recorded as nan), with the scores."""
     import warnings
 
     from .async_kernelucb import NYSTROM_METHODS, select_settings
@@ -518,63 +518,7 @@ def _note_rule_check(d) -> list:
         if others:
             bits.append(f"On {_and(others)} it gives the choices of `selected.csv`.")
         out += ["", " ".join(bits)]
-        out += _note_mended(d, e, g_new)
     return out
-
-
-def _note_mended(d, env, g_new) -> list:
-    """The folder ``<env>_mended/``: the environment run again at the rule's choice, from its own files."""
-    from .async_kernelucb import KERNEL_METHODS, LINEAR_METHODS
-
-    sub = d["folder"] / f"{env}_mended"
-    if not sub.is_dir():
-        return []
-    m = _read(sub)
-    if m["runs"] is None:
-        return []
-    git = m["prov"].get("git") or {}
-    sel = m["sel"]
-    ks = sel[sel.method.isin(KERNEL_METHODS)] if sel is not None else None
-    gs = sorted(set(ks.gamma.astype(float))) if ks is not None and len(ks) else []
-    al = sorted(set(ks.alpha.astype(float))) if ks is not None and len(ks) else []
-    at = "that choice" if gs and g_new and np.allclose(gs, g_new) else f"γ_k = {_and(_n(g) for g in gs)}"
-    what = [f"{len(m['tune'])} tuning runs" if m["tune"] is not None else None, f"{len(m['runs'])} Figure-2 runs",
-            "the D table" if m["dsens"] is not None else None]
-    secs = float(run_seconds(m["runs"])[0].sum()) + (float(run_seconds(m["tune"])[0].sum()) if m["tune"] is not None else 0.0)
-    envs_p = m["p"].get("envs") or [env]
-    txt = (f"**`{sub.name}/`** is {_env(env)} at {at} (the notebook with `envs={list(envs_p)}` at commit "
-           f"`{(git.get('commit') or 'unknown')[:7]}`: {_and(x for x in what if x)}; {_secs(secs)} of recorded run "
-           f"time): γ_k = {_and(_n(g) for g in gs)} and α = {_and(_n(a) for a in al)} for every kernel method.")
-    parts = []
-    for meth in ("Async-KernelUCB", "Approx-DisKernelUCB", "OneKernelUCB"):
-        x = _cell(m, env, meth)
-        if x is None or not len(x):
-            continue
-        s = f"{meth}'s {_n(x.R_T.mean())}"
-        if meth == "Async-KernelUCB" and x.R_prior.notna().any():
-            s += f" ({_n(x.R_prior.mean())} of it the warm-up)"
-        med, mx = float(x.R_T.median()), float(x.R_T.max())
-        if len(x) > 2 and mx > 10 * max(med, 1.0):
-            big = x[x.R_T > 10 * max(med, 1.0)]
-            s += (f" (over its {len(x)} runs: median {_n(med)}; run{'s' if len(big) > 1 else ''} "
-                  f"{_and(int(r) for r in big.rep)} at {_and(_n(v) for v in big.R_T)})")
-        parts.append(s)
-    lin = [x for x in (_cell(m, env, ml) for ml in LINEAR_METHODS) if x is not None and len(x)]
-    if parts:
-        txt += " R(T): " + ", ".join(parts) + "."
-    if lin and all(float(x.R_T.abs().max()) == 0 for x in lin):
-        txt += " The linear methods' regret is 0 there too."
-    mine = {c["id"]: c["verdict"] for c in d["claims"] if c["id"].endswith(f"-{env}")}
-    theirs = {c["id"]: c["verdict"] for c in m["claims"] if c["id"].endswith(f"-{env}")}
-    common = [k for k in theirs if k in mine]
-    if common:
-        diff = [k for k in common if mine[k] != theirs[k]]
-        if not diff:
-            txt += f" {_env(env)}'s {len(common)} verdicts are the same in both folders."
-        else:
-            txt += (f" Verdicts that differ ({_env(env)} here → in `{sub.name}/`): "
-                    + "; ".join(f"`{k}` {mine[k]} → {theirs[k]}" for k in diff) + ".")
-    return ["", txt]
 
 
 def _note_beside(d) -> list:
@@ -953,7 +897,6 @@ def note_markdown(folder) -> str:
     out = [f"# {folder.name}: Figure 2, {d['mode']} mode", "",
            "Written from this folder's files by `python -m bandits.report note` (the notebook's last cell does the "
            "same); never edited by hand: every number below is read from " + _and(f"`{n}`" for n in read)
-           + (" (and `mushroom_mended/`)" if (folder / "mushroom_mended").is_dir() else "")
            + ". The paper (Li, Wang, Wang & Wang, ICLR 2023) is " + _PAPER + "; what the experiment is and why it is "
            "built so: the notebook (`async_kernelucb.ipynb`) and the docstring of "
            "`bandits/experiments/async_kernelucb.py`.", ""]
