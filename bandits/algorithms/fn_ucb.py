@@ -569,7 +569,7 @@ class FNUCB(Policy):
                 self.Vloc_snap = self.Vloc_inv.copy()
         if self._blk_sel is None:
             U = np.matmul(self.Vloc_inv, phis[:, :, None])[..., 0]  # u_i = (V^local_i)⁻¹ φ_i
-        else:  # u_i = (V^local_i)⁻¹[:, S] φ_i[S] on the chosen context's feature support S
+        else:  # u_i = (V^local_i)⁻¹ φ_i from the rows of the chosen context's feature support S (symmetric)
             U = np.empty_like(phis)
             for i in range(N):
                 U[i] = self.mlp.support_matvec(self.Vloc_inv[i], phis[i], self._blk_sel[i], self._w)
