@@ -376,6 +376,9 @@ def test_times_count_the_sequential_steps_added_runs(tmp_path):
     assert rows["b"]["estimate_s"] == 100.0  # 75 (papermill) + 50 / 2
     text = nbtools.times_table(out)
     assert "sequential step's added runs, 40 s" in text and "sequential step's added runs, 50 s" in text
+    # the last line: the total (30 + 100 s) and, beside it, the total without the steps' added runs (90 / 2 s less)
+    last = text.strip().splitlines()[-1]
+    assert "**2 min 10 s** (130 s)" in last and "without the sequential steps' added runs 1 min 25 s (85 s)" in last
 
 
 def test_times_leave_out_an_opt_in_parameters_runs(tmp_path):
