@@ -122,6 +122,16 @@ def test_fn_ucb_theory_cells_and_refused_stage(fn_ucb_theory):
     st = out["stages"][0]
     assert "refused" in st and math.isfinite(st["estimated_s"]) and st["estimated_s"] > 0
     assert st["reps"] == [3, 4, 5]
+    # a user's step prices each cell at its committed runs' own recorded times in the folder's tables
+    import pandas as pd
+
+    assert set(state["cost_source"].values()) == {"table"}
+    r = pd.read_csv(folder / "results.csv")
+    row = r.iloc[0]
+    cell = (row.check, row.algorithm, int(row.N), float(f"{row.D:.10g}"), float(f"{row.nu_a:.10g}"), 0)
+    same = (r.check == row.check) & (r.algorithm == row.algorithm) & (r.N == row.N) & (r.D == row.D) \
+        & (r.nu_a == row.nu_a)
+    assert math.isclose(state["cost"][cell], float(r[same].cpu_time.mean()))
 
 
 def test_fn_ucb_theory_tasks_run_a_shared_configuration_once(fn_ucb_theory):

@@ -33,10 +33,11 @@ mean per-run slope among the curves it reads (the claims module's own per-run fi
 Theorem 1 and §4.1 state rates, not sizes of difference.
 
 **Cost of a run** (the budget; the committed step's stages are priced at its design's fixed costs instead,
-:data:`bandits.sequential.COSTS_FILE`): these hooks do not read the tables' ``wall_time`` and ``cpu_time``
-(folders written before the tables kept them have none). A cell's cost is the mean ``wall_time`` of its
-added runs when it has some; else the run cache's record of its committed runs under the current code
-(:func:`bandits.experiments.async_theory_sequential.cached_wall_times`); else the notebook's recorded duration
+:data:`bandits.sequential.COSTS_FILE`): a cell's cost is the mean ``wall_time`` of its added runs when it has
+some; else the mean recorded time of its committed runs in the folder's tables (``results.csv`` and
+``linearisation.csv``: each run's ``cpu_time``, else its ``wall_time``); for a folder written before the tables
+kept them, the run cache's record of its committed runs under the current code
+(:func:`bandits.experiments.async_theory_sequential.cached_wall_times`), else the notebook's recorded duration
 shared equally among its runs (:func:`~bandits.experiments.async_theory_sequential.untimed_share_s`).
 
 Left out of the run cache's fingerprint (``*_sequential.py``, :func:`bandits.runner.in_runs`).
@@ -278,15 +279,50 @@ class FNUCBTheorySequential:
     # ---------------------------------------------------------------- cost
     def _costs(self, state, folder) -> tuple:
         lab = self._labelled(state["params"], range(state["n"]))
+        cells = {cell for _, cell, _, _ in lab}
+        table = self._table_times(state, folder)
+        if cells <= set(table):
+            return ({c: float(np.mean(table[c])) for c in cells}, {c: "table" for c in cells})
         rec = cached_wall_times([(cfg, rep) for _, _, cfg, rep in lab], state["seed"], self.fn)
         by = {}
         for (_, cell, _, _), w in zip(lab, rec):
-            if math.isfinite(w):
+            if math.isfinite(w) and cell not in table:
                 by.setdefault(cell, []).append(w)
         share = untimed_share_s(folder, "fn_ucb_theory.ipynb", len(lab))
-        cells = {cell for _, cell, _, _ in lab}
-        return ({c: (float(np.mean(by[c])) if c in by else share) for c in cells},
-                {c: ("cache" if c in by else "notebook share") for c in cells})
+        cost = {c: float(np.mean(table[c])) if c in table else float(np.mean(by[c])) if c in by else share
+                for c in cells}
+        return cost, {c: "table" if c in table else "cache" if c in by else "notebook share" for c in cells}
+
+    @staticmethod
+    def _table_times(state, folder) -> dict:
+        """Cell → the recorded seconds of its committed runs, from the tables' own ``cpu_time`` (else
+        ``wall_time``): ``results.csv`` for the bandit runs, ``linearisation.csv`` for E14's; ``{}`` for a
+        folder written before the tables kept them."""
+        import pandas as pd
+
+        def secs(df):
+            for col in ("cpu_time", "wall_time"):
+                if col in df.columns:
+                    return df[col].to_numpy(float)
+            return None
+
+        out = {}
+        runs = state["runs"]
+        t = secs(runs)
+        if t is not None:
+            for k, v in zip(runs[list(RESULT_CELL)].itertuples(index=False), t):
+                if math.isfinite(v):
+                    out.setdefault(tuple(k) + (0,), []).append(float(v))
+        path = Path(folder) / "linearisation.csv"
+        if path.exists():
+            lin = pd.read_csv(path)
+            t = secs(lin)
+            n = int(state["params"]["N_E14"])
+            if t is not None:
+                for m, v in zip(lin.m, t):
+                    if math.isfinite(v):
+                        out.setdefault(("E14", LINEAR, n, 0.0, 0.0, int(m)), []).append(float(v))
+        return out
 
     def cost_s(self, cell, state) -> float:
         w = np.asarray(state["wall"].get(tuple(cell), []), dtype=float)
