@@ -120,6 +120,7 @@ __all__ = [
     "train_full_batch",
     "block_width",
     "feature_blocks",
+    "row_blocks",
     "average_params",
     "sherman_morrison_",
     "to_tensor",
@@ -708,7 +709,7 @@ def _train_one_hidden_layer_numpy(mlp: MLP, theta, X, y, steps, lr, c_data, c_re
         Wr, vr = (lr * c_reg) * Wr[:, :m], (lr * c_reg) * vr  # η c_reg θ_ref
     yb = np.asarray(yb, dtype=dt)
     w = block_width(Xb) if n >= _BLOCK_MIN_ROWS else None
-    if w is not None and d1 >= _BLOCK_MIN_SAVING * (w + 1 if bias else w):  # block contexts: one GEMM pair per (agent, block) on the block's columns only
+    if w is not None and d1 >= _BLOCK_MIN_SAVING * (w + 1 if bias else w):  # one GEMM pair per (agent, block)
         _train_blocks(W, v, Wm, w2, Wr, vr, Xb, yb, w, steps, lr * c_data, decay, c, bias, c_reg)
     else:
         _train_dense(W, v, Wm, w2, Wr, vr, Xb, yb, steps, lr * c_data, decay, c, bias, c_reg)
@@ -813,16 +814,22 @@ def block_width(X) -> int | None:
 
 def feature_blocks(mlp: MLP, X) -> tuple[int, np.ndarray] | None:
     """``(w, blk)`` when the inputs ``X`` (…, d) are block contexts (:func:`block_width` ``w``) whose gradient
-    features live on at most a third of the ``p0`` coordinates (:meth:`MLP.block_support`: shuttle's 7 blocks
-    of 9 at m = 20, 221 of 1 301), ``blk`` (…) each input's block (0 for an all-zero input); else ``None``
-    (MAGIC's two blocks of 10: 241 of 441). The products on the support equal the dense ones to round-off."""
+    features live on at most 1/``_BLOCK_MIN_SAVING`` (a third) of the ``p0`` coordinates
+    (:meth:`MLP.block_support`: shuttle's 7 blocks of 9 at m = 20, 221 of 1 301), ``blk`` (…) each input's block
+    (:func:`row_blocks`); else ``None`` (MAGIC's two blocks of 10: 241 of 441). The products on the support equal the dense ones to round-off."""
     if mlp.depth != 1:
         return None
     w = block_width(X)
-    if w is None or 3 * (mlp.m * w + mlp.p0 - mlp.m * mlp.d) > mlp.p0:
+    if w is None or _BLOCK_MIN_SAVING * len(mlp.block_support(0, w)) > mlp.p0:
         return None
+    return w, row_blocks(X, w)
+
+
+def row_blocks(X, w: int) -> np.ndarray:
+    """Each row's block (…): the block of width ``w`` holding its first nonzero entry (0 for an all-zero row);
+    for block contexts (:func:`block_width`) the block holding all of them."""
     nz = np.asarray(X) != 0
-    return w, np.where(nz.any(axis=-1), np.argmax(nz, axis=-1) // w, 0)
+    return np.where(nz.any(axis=-1), np.argmax(nz, axis=-1) // w, 0)
 
 
 def _train_blocks(W, v, Wm, w2, Wr, vr, Xb, yb, w, steps, k, decay, c, bias, c_reg):
@@ -837,8 +844,7 @@ def _train_blocks(W, v, Wm, w2, Wr, vr, Xb, yb, w, steps, k, decay, c, bias, c_r
     m1, d1 = W.shape[1], W.shape[2]
     m, dt = w2.shape[1], W.dtype
     K, w1 = d // w, w + (1 if bias else 0)
-    nz = Xb != 0
-    blk = np.where(nz.any(axis=2), np.argmax(nz, axis=2) // w, 0)  # (B, n): each row's block
+    blk = row_blocks(Xb, w)  # (B, n)
     order = np.argsort(blk, axis=1, kind="stable")
     blk = np.take_along_axis(blk, order, axis=1)
     Xs = np.take_along_axis(Xb, order[..., None], axis=1).reshape(B, n, K, w)

@@ -281,14 +281,13 @@ class FNUCBTheorySequential:
         lab = self._labelled(state["params"], range(state["n"]))
         cells = {cell for _, cell, _, _ in lab}
         table = self._table_times(state, folder)
-        if cells <= set(table):
-            return ({c: float(np.mean(table[c])) for c in cells}, {c: "table" for c in cells})
-        rec = cached_wall_times([(cfg, rep) for _, _, cfg, rep in lab], state["seed"], self.fn)
+        rest = [x for x in lab if x[1] not in table]  # cells the tables do not time: the cache, else a share
+        rec = cached_wall_times([(cfg, rep) for _, _, cfg, rep in rest], state["seed"], self.fn) if rest else []
         by = {}
-        for (_, cell, _, _), w in zip(lab, rec):
-            if math.isfinite(w) and cell not in table:
+        for (_, cell, _, _), w in zip(rest, rec):
+            if math.isfinite(w):
                 by.setdefault(cell, []).append(w)
-        share = untimed_share_s(folder, "fn_ucb_theory.ipynb", len(lab))
+        share = untimed_share_s(folder, "fn_ucb_theory.ipynb", len(lab)) if rest else math.nan
         cost = {c: float(np.mean(table[c])) if c in table else float(np.mean(by[c])) if c in by else share
                 for c in cells}
         return cost, {c: "table" if c in table else "cache" if c in by else "notebook share" for c in cells}
