@@ -350,6 +350,8 @@ from .floor import (  # noqa: F401  (the floor's names, re-exported for the comm
     approx_dis_work,
     async_work,
     coop_work,
+    cpu_identity,
+    cpu_words,
     floor_approx_dis,
     floor_async,
     floor_coop,
@@ -368,19 +370,14 @@ from .floor import (  # noqa: F401  (the floor's names, re-exported for the comm
 
 def _machine(gpu: bool) -> dict:
     """Where the numbers were taken: a bench result means nothing without its machine."""
-    import os
     import platform
 
     import torch
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
-            "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0) if gpu else None}
+    ident = cpu_identity()
+    return {"cpu": ident["cpu"], "cores": ident["cores"], "python": platform.python_version(), "numpy": np.__version__,
+            "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0) if gpu else None,
+            **{k: ident[k] for k in ("family", "model", "mhz", "isa") if k in ident}}
 
 
 def _fmt_ms(v):
@@ -462,7 +459,7 @@ def _extra_runner(name):
 
 def _run_floor(out, gpu, engines=None, write=False):
     res = floor_table(engines)
-    res["rates"]["machine"] = (f"{out['machine']['cpu']} ({out['machine']['cores']} cores), numpy "
+    res["rates"]["machine"] = (f"{cpu_words(out['machine'])}, numpy "
                                f"{out['machine']['numpy']}, torch {out['machine']['torch']}")
     out["floor"] = {"rates": res["rates"], "rows": res["rows"]}
     print("\nThe engines against their floor (one thread, CPU time):")
@@ -542,7 +539,7 @@ def main(argv=None) -> int:
     gpu = _gpu_available()
     out = {"gpu": gpu, "machine": _machine(gpu), "benchmarks": chosen}
     m = out["machine"]
-    print(f"machine: {m['cpu']} ({m['cores']} cores), numpy {m['numpy']}, torch {m['torch']}, GPU {m['gpu'] or 'none'}")
+    print(f"machine: {cpu_words(m)}, numpy {m['numpy']}, torch {m['torch']}, GPU {m['gpu'] or 'none'}")
     with threadpool_limits(1):
         for name in chosen:
             run = table[name][1]

@@ -165,6 +165,60 @@ def machine_rates(min_s: float = 0.15) -> dict:
     return out
 
 
+def cpu_identity() -> dict:
+    """The processor, from ``/proc/cpuinfo`` where there is one: its model name, family and model numbers
+    (one name covers several generations: "AMD EPYC" is a Zen 3 or a Zen 4, which take different times
+    for the same run), clock (MHz as read, not the boost), the widest vector extension and the cores."""
+    import os
+    import platform
+
+    info = {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            first = f.read().split("\n\n", 1)[0]
+    except OSError:
+        return info
+    kv = dict((k.strip(), v.strip()) for k, _, v in (ln.partition(":") for ln in first.splitlines()) if _)
+    info["cpu"] = kv.get("model name", info["cpu"])
+    for key, name in (("cpu family", "family"), ("model", "model")):
+        if kv.get(key, "").isdigit():
+            info[name] = int(kv[key])
+    try:
+        info["mhz"] = round(float(kv["cpu MHz"]))
+    except (KeyError, ValueError):
+        pass
+    flags = set(kv.get("flags", "").split())
+    info["isa"] = next((f for f in ("avx512f", "avx2", "avx", "sse4_2") if f in flags), None)
+    return info
+
+
+def cpu_words(ident: dict) -> str:
+    """``AMD EPYC (family 25, model 1, avx2, 2 cores)`` from :func:`cpu_identity`'s record."""
+    inner = [f"family {ident['family']}, model {ident['model']}"] if "family" in ident and "model" in ident else []
+    inner += [ident["isa"]] if ident.get("isa") else []
+    return f"{ident['cpu']} ({', '.join(inner + [str(ident['cores']) + ' cores'])})"
+
+
+_MACHINE: dict = {}
+
+
+def machine_record(min_s: float = 0.03) -> dict:
+    """Where a folder's run times were taken: :func:`cpu_identity` and the machine's rates, measured now
+    (:func:`machine_rates` in short batches, about 2 s once per process: small- and large-matrix GEMM in
+    GFLOP/s, memory bandwidth in GB/s, a tiny network's step in µs). The notebooks write it into
+    ``provenance.json`` (``machine``), so that times recorded on different machines are told apart
+    (figures/TIMES.md names each folder's)."""
+    if not _MACHINE:
+        r = machine_rates(min_s)
+        _MACHINE.update(cpu_identity(), rates={
+            "gemm_small_gflops": round(r["gemm_small_flops"] / 1e9, 1),
+            "gemm_big_gflops": round(r["gemm_big_flops"] / 1e9, 1),
+            "bandwidth_gbs": round(r["bandwidth_bytes"] / 1e9, 1),
+            "call_numpy_us": round(r["call_numpy_s"] * 1e6, 1),
+            "call_torch_us": round(r["call_torch_s"] * 1e6, 1)})
+    return dict(_MACHINE)
+
+
 def _call_overheads(reps: int = 300) -> dict:
     import torch
 
@@ -682,17 +736,22 @@ def _fmt_work(row) -> str:
     return ", ".join(parts) or "-"
 
 
+def _fmt_full(full: dict) -> str:
+    """The last column: ``runs, sum s`` of :func:`full_mode_sums`, by notebook where there are several."""
+    if not full["runs"]:
+        return "-"
+    by = ", ".join(f"{k} {v:.0f}" for k, v in sorted(full["by"].items()))
+    return f"{full['runs']}, {full['sum_s']:.0f}" + (f" ({by})" if len(full["by"]) > 1 else "")
+
+
 def floor_markdown(res: dict) -> str:
     r = res["rates"]
     lines = [
         "| engine | sizes (reduced run) | counted work | floor s | measured s (CPU) | ratio | full mode: runs, sum s |",
         "|---|---|---|---|---|---|---|"]
     for row in res["rows"]:
-        full = row["full"]
-        by = ", ".join(f"{k} {v:.0f}" for k, v in sorted(full["by"].items()))
-        fm = f"{full['runs']}, {full['sum_s']:.0f}" + (f" ({by})" if len(full["by"]) > 1 else "")
         lines.append(f"| {row['engine']} | {row['sizes']} | {_fmt_work(row)} | {row['floor_s']:.3g} | "
-                     f"{row['measured_s']:.3g} | **{row['ratio']:.1f}** | {fm if full['runs'] else '-'} |")
+                     f"{row['measured_s']:.3g} | **{row['ratio']:.1f}** | {_fmt_full(row['full'])} |")
     small = ", ".join(f"{k} {v / 1e9:.1f}" for k, v in r["small"].items())
     lines += ["",
               f"Rates measured in the same run (one thread, CPU time): large dgemm (n = 1000) "
@@ -726,6 +785,34 @@ def write_floor_section(res: dict, path=None) -> str:
     return str(path)
 
 
+def refresh_floor_sums(path=None, figures=None) -> list[str]:
+    """Rewrite the last column of the floor table in docs/running.md (``full mode: runs, sum s``) from the
+    committed folders (:func:`full_mode_sums`), leaving the measured columns and their machine as the bench
+    wrote them; the engines whose cell changed. ``python -m bandits.report`` (which ``make figures`` runs after
+    the notebooks) calls it, so the column follows each re-run folder without a new bench run."""
+    from pathlib import Path
+
+    path = Path(path) if path is not None else repo_root() / "docs" / "running.md"
+    text = path.read_text(encoding="utf-8")
+    if FLOOR_START not in text or FLOOR_END not in text:
+        return []
+    a, b = text.index(FLOOR_START), text.index(FLOOR_END)
+    lines, changed = text[a:b].split("\n"), []
+    for i, line in enumerate(lines):
+        cells = line.split(" | ")
+        engine = cells[0][2:] if line.startswith("| ") else None
+        if engine not in FLOOR_ENGINES or len(cells) != 7:
+            continue
+        new = _fmt_full(full_mode_sums(engine, figures))
+        if cells[-1] != new + " |":
+            cells[-1] = new + " |"
+            lines[i] = " | ".join(cells)
+            changed.append(engine)
+    if changed:
+        path.write_text(text[:a] + "\n".join(lines) + text[b:], encoding="utf-8")
+    return changed
+
+
 FLOOR_INTRO = """## The engines against their floor
 
 `python -m bandits.bench floor` measures, in one run on one thread (CPU time), the machine's rates (a
@@ -739,6 +826,7 @@ ratio near 1 is an engine at the machine's limit; kernel entries count one `exp`
 work (ReLU, clipping) is not counted, so the floor is a lower bound. The last column sums the committed
 full-mode runs' own wall times of the engine, over all its runs (every row, environment and notebook
 that runs it under that name; the rank-cap ablation's labelled runs not included; a run shown twice
-counted once). `python -m bandits.bench floor --write` regenerates the table below."""
+counted once). `python -m bandits.bench floor --write` regenerates the table below; `python -m bandits.report`
+(run by `make figures`) rewrites its last column alone from the committed folders."""
 
 

@@ -565,8 +565,13 @@ def refresh_notebook(path: str) -> None:
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
+        from .floor import refresh_floor_sums
+
         write_claims_page()
         update_readme()
+        changed = refresh_floor_sums()
+        if changed:
+            print(f"docs/running.md: the floor table's full-mode sums rewritten from the folders ({', '.join(changed)})")
     elif argv == ["site"]:
         from .site import write_site_sources
 
@@ -587,7 +592,7 @@ def main(argv=None):
             print(f"wrote {write_note(name, folder)}")
     else:
         raise SystemExit("usage: python -m bandits.report [site | claims | refresh-notebook NOTEBOOK ... | note FOLDER ...]\n"
-                         "  (no argument: CLAIMS.md and the README summary; site: docs/_gen/ for make site;\n"
+                         "  (no argument: CLAIMS.md, the README summary and the floor table's full-mode sums; site: docs/_gen/ for make site;\n"
                          "   claims: CLAIMS.md only; note: FOLDER/NOTE.md written from the folder's files)")
 
 

@@ -201,6 +201,48 @@ def test_floor_section_written_between_markers(tmp_path):
     assert again.count(bench.FLOOR_START) == 1 and "**4.0**" in again and "**3.0**" not in again
 
 
+def test_floor_sums_column_is_refreshed_from_the_folders(tmp_path):
+    # the last column follows the committed folders (python -m bandits.report rewrites it) while the measured
+    # columns and the machine line stay as the bench wrote them
+    from bandits.floor import refresh_floor_sums
+
+    doc = tmp_path / "running.md"
+    doc.write_text("# Running\n\ntext\n")
+    row = {"engine": "Eager-KernelUCB", "sizes": "tiny", "l3_big_flops": 0.0, "l3_small_flops": 2e9, "bytes": 0.0,
+           "calls": 0.0, "exp": 0.0, "floor_s": 2.0, "measured_s": 6.0, "ratio": 3.0,
+           "full": {"runs": 2, "sum_s": 30.0, "by": {"coop_kernelucb": 30.0}}}
+    rates = dict(RATES, small={"gemm_50": 1e9}, bandwidth_ger=1e9, bandwidth_copy=1e9, call_torch_s=1e-4,
+                 call_numpy_s=1e-5, machine="m")
+    bench.write_floor_section({"rates": rates, "rows": [row]}, doc)
+    figs = tmp_path / "figures"
+    (figs / "coop_kernelucb").mkdir(parents=True)
+    (figs / "coop_kernelucb" / "runs.csv").write_text(
+        "row,method,rep,R_T,wall_time,cpu_time\nlinear,Eager-KernelUCB,0,1.0,99.0,12.0\n")
+    before = doc.read_text()
+    assert refresh_floor_sums(doc, figs) == ["Eager-KernelUCB"]
+    after = doc.read_text()
+    assert "| Eager-KernelUCB | tiny | 2 GFLOP (small) | 2 | 6 | **3.0** | 1, 12 |" in after
+    assert after.replace("| 1, 12 |", "| 2, 30 |") == before
+    assert refresh_floor_sums(doc, figs) == []  # nothing left to change
+
+
+def test_committed_floor_table_sums_match_the_committed_folders():
+    # docs/running.md's floor table, last column: the committed folders' runs as they are now (a folder landed
+    # without `python -m bandits.report` would leave it stale)
+    from bandits.experiments.common import repo_root
+    from bandits.floor import FLOOR_END, FLOOR_START, _fmt_full, full_mode_sums
+
+    text = (repo_root() / "docs" / "running.md").read_text(encoding="utf-8")
+    table = text[text.index(FLOOR_START):text.index(FLOOR_END)]
+    seen = 0
+    for line in table.splitlines():
+        cells = line.split(" | ")
+        if line.startswith("| ") and cells[0][2:] in bench.FLOOR_ENGINES:
+            assert cells[-1] == _fmt_full(full_mode_sums(cells[0][2:])) + " |", cells[0]
+            seen += 1
+    assert seen >= 10
+
+
 def test_floor_engines_run_at_toy_sizes():
     """Each engine's floor entry runs and counts positive work at toy sizes (no timing checked)."""
     outs = [bench.floor_coop("Eager-KernelUCB", T=3, V=12), bench.floor_coop("Coop-KernelUCB", T=3, V=12),

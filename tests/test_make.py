@@ -346,6 +346,34 @@ def test_times_from_the_runs_own_times_and_every_folder(tmp_path):
     assert "on 4 cores" in (out / "TIMES.md").read_text()
 
 
+def test_times_name_the_machine_each_folder_was_timed_on(tmp_path):
+    # provenance.json's `machine` (written as the notebook finished) is named in each row; a folder without it
+    # says so; when the folders were timed on more than one machine, the paragraph above the table says the
+    # total adds unlike times. The total stays the last line.
+    import json
+
+    out = tmp_path / "figures"
+    zen3 = {"cpu": "AMD EPYC", "family": 25, "model": 1, "isa": "avx2", "cores": 2,
+            "rates": {"gemm_small_gflops": 40.0, "call_numpy_us": 15.3}}
+    for name in ("a", "b", "c"):
+        (out / name).mkdir(parents=True)
+        (out / name / "runs.csv").write_text("rep,wall_time\n0,10\n")
+    (out / "a" / "provenance.json").write_text(json.dumps({"seed": 0, "machine": zen3}))
+    (out / "b" / "provenance.json").write_text(json.dumps({"seed": 0}))
+    rows = {r["notebook"]: r for r in nbtools.times_rows(out)}
+    assert rows["a"]["machine"] == zen3 and rows["b"]["machine"] is None and rows["c"]["machine"] is None
+    text = nbtools.times_table(out)
+    assert "| a | 1 |" in text and "AMD EPYC (family 25, model 1, avx2, 2 cores): 40.0 GFLOP/s small GEMM" in text
+    assert "not recorded (the folder predates the record) |" in text
+    assert "AMD EPYC (family 25, model 1, avx2, 2 cores): a; not recorded" in text and "need not be alike" in text
+    assert text.strip().splitlines()[-1].startswith("| **total `make figures` on 2 cores** | 3 |")
+    # one machine for every folder: no warning
+    for name in ("b", "c"):
+        (out / name / "provenance.json").write_text(json.dumps({"machine": zen3}))
+    text = nbtools.times_table(out)
+    assert "AMD EPYC (family 25, model 1, avx2, 2 cores): a, b, c." in text and "alike" not in text
+
+
 def test_times_prefer_each_runs_cpu_time(tmp_path):
     # a row with cpu_time is timed by it (a loaded machine does not inflate it); a row recorded before the
     # runner recorded CPU time keeps its wall clock, and the table says how many rows that is

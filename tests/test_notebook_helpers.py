@@ -31,6 +31,29 @@ def test_finish_notebook_writes_claims_provenance_and_prints_the_table(tmp_path,
     assert c["paper"] == "X" and c["mode"] == "quick" and c["claims"][0]["kind"] == "paper"
     p = json.loads((tmp_path / "provenance.json").read_text())
     assert p["seed"] == 3 and p["notebook"] == "x.ipynb" and p["parameters"] == {"T": 10}
+    # the machine the runs were timed on: its processor and its rates, measured as the notebook finished
+    m = p["machine"]
+    assert m["cpu"] and m["cores"] >= 1
+    assert m["rates"]["gemm_small_gflops"] > 0 and m["rates"]["call_numpy_us"] > 0
+
+
+def test_cpu_identity_tells_apart_processors_of_one_name(monkeypatch, tmp_path):
+    # "AMD EPYC" names Zen 3 and Zen 4 alike: the family and model numbers, the widest vector extension and the
+    # cores are read beside the name (from the first processor of /proc/cpuinfo)
+    import builtins
+
+    from bandits.floor import cpu_identity, cpu_words
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"
+                    "model name\t: AMD EPYC\ncpu MHz\t\t: 3700.0\nflags\t\t: fpu sse4_2 avx avx2 avx512f\n\n"
+                    "processor\t: 1\nmodel name\t: other\n")
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open", lambda f, *a, **k: real_open(info if f == "/proc/cpuinfo" else f, *a, **k))
+    ident = cpu_identity()
+    assert (ident["cpu"], ident["family"], ident["model"], ident["mhz"], ident["isa"]) == ("AMD EPYC", 25, 17, 3700,
+                                                                                           "avx512f")
+    assert cpu_words(ident).startswith("AMD EPYC (family 25, model 17, avx512f, ")
 
 
 def test_unpair_reencodes_embedded_pngs_smaller(tmp_path):

@@ -263,6 +263,57 @@ def papermill_record(executed) -> dict | None:
             "end_time": str(pm.get("end_time") or "")[:19] or None}
 
 
+def machine_of(folder) -> dict | None:
+    """The machine a folder's runs were timed on: ``provenance.json``'s ``machine`` (its CPU and rates, measured
+    as the notebook finished), or None for a folder written before the notebooks recorded it."""
+    p = Path(folder) / "provenance.json"
+    try:
+        m = json.loads(p.read_text(encoding="utf-8")).get("machine") if p.exists() else None
+    except (OSError, ValueError):
+        return None
+    return m if isinstance(m, dict) and m.get("cpu") else None
+
+
+def machine_kind(m: dict) -> str:
+    """``AMD EPYC (family 25, model 1, avx2, 2 cores)``: the processor, told apart from others of one name."""
+    inner = [f"family {m['family']}, model {m['model']}"] if "family" in m and "model" in m else []
+    inner += [m["isa"]] if m.get("isa") else []
+    return f"{m['cpu']} ({', '.join(inner + [str(m.get('cores', '?')) + ' cores'])})"
+
+
+def machine_words(m: dict | None) -> str:
+    """The column of TIMES.md: the machine's kind and its measured rates, or why there is none."""
+    if m is None:
+        return "not recorded (the folder predates the record)"
+    r = m.get("rates", {})
+    rates = ", ".join(f"{v} {u}" for k, u in (("gemm_small_gflops", "GFLOP/s small GEMM"),
+                                               ("call_numpy_us", "µs a tiny network's step"))
+                      if (v := r.get(k)) is not None)
+    return machine_kind(m) + (f": {rates}" if rates else "")
+
+
+def machines_paragraph(rows: list[dict]) -> str:
+    """Which machine timed which folders; a total over several machines says that it adds their times."""
+    if not rows:
+        return "No folder holds runs yet."
+    kinds: dict[str, list[str]] = {}
+    unknown = []
+    for r in rows:
+        m = r.get("machine")
+        (kinds.setdefault(machine_kind(m), []) if m else unknown).append(r["notebook"])
+    parts = [f"{k}: {', '.join(v)}" for k, v in kinds.items()]
+    if unknown:
+        parts.append(f"not recorded (folders written before the notebooks recorded their machine in "
+                     f"provenance.json): {', '.join(unknown)}")
+    text = "Machines the runs were timed on (provenance.json's `machine`, the rates measured as the notebook " \
+           "finished): " + "; ".join(parts) + "."
+    if len(kinds) + bool(unknown) > 1:
+        text += (" The same run takes different times on different machines (two processors of one name among "
+                 "them), so the total adds times of machines that need not be alike; compare a notebook's times "
+                 "with another's only where one machine timed both.")
+    return text
+
+
 def times_rows(out_root, workers: int = 2) -> list[dict]:
     """One entry per folder under ``out_root`` that holds an executed notebook or a run table."""
     rows = []
@@ -280,15 +331,17 @@ def times_rows(out_root, workers: int = 2) -> list[dict]:
         else:
             est, basis = None, "none"
         rows.append({"notebook": name, **rt, "untimed_tables": untimed_tables(folder), "papermill": pm,
-                     "estimate_s": est, "basis": basis})
+                     "estimate_s": est, "basis": basis, "machine": machine_of(folder)})
     return rows
 
 
 def times_table(out_root, workers: int = 2) -> str:
-    """Markdown table of :func:`times_rows`, the total on ``workers`` cores in its last line."""
+    """Markdown table of :func:`times_rows`, the total on ``workers`` cores in its last line, after the paragraph
+    of the machines that timed the folders (:func:`machines_paragraph`)."""
     rows = times_rows(out_root, workers)
-    out = [f"| notebook | runs | sum of the runs' times | on {workers} cores | from | papermill (last start) |",
-           "|---|---|---|---|---|---|"]
+    out = [machines_paragraph(rows), "",
+           f"| notebook | runs | sum of the runs' times | on {workers} cores | from | papermill (last start) | "
+           "timed on |", "|---|---|---|---|---|---|---|"]
     total, fallback = 0.0, []
     for r in rows:
         pm = r["papermill"]
@@ -324,14 +377,14 @@ def times_table(out_root, workers: int = 2) -> str:
             cells = ["-", "-", "-" if r["estimate_s"] is None else f"{_fmt_seconds(r['estimate_s'])} (papermill)", why]
             fallback.append(r["notebook"])
         total += r["estimate_s"] or 0.0
-        out.append(f"| {r['notebook']} | " + " | ".join(cells) + f" | {pm_txt} |")
+        out.append(f"| {r['notebook']} | " + " | ".join(cells) + f" | {pm_txt} | {machine_words(r['machine'])} |")
     note = f" ({', '.join(fallback)}: papermill's wall time)" if fallback else ""
     steps = sum(r["sequential_s"] for r in rows if r["estimate_s"] is not None) / workers
     if steps:  # the runs the notebooks make at their defaults, without what the sequential steps added
         note += (f"; without the sequential steps' added runs {_fmt_seconds(total - steps)} "
                  f"({total - steps:.0f} s)")
     out.append(f"| **total `make figures` on {workers} cores** | {sum(r['runs'] for r in rows)} | "
-               f"{_fmt_seconds(sum(r['sum_s'] + r['sequential_s'] for r in rows))} | **{_fmt_seconds(total)}** ({total:.0f} s){note} | | |")
+               f"{_fmt_seconds(sum(r['sum_s'] + r['sequential_s'] for r in rows))} | **{_fmt_seconds(total)}** ({total:.0f} s){note} | | | |")
     return "\n".join(out)
 
 
@@ -352,7 +405,9 @@ in, labelled; papermill's record is shown for every notebook (a start that found
 less than its runs, a loaded machine more). Runs of an opt-in parameter that a committed folder holds but
 `make figures` does not run at the notebook's defaults are named in its row and left out of the sums. The
 last line is the total and, beside it, the total without the runs the sequential steps added (the notebooks'
-own runs at their defaults).
+own runs at their defaults). The last column names the machine that timed each folder's runs and its rates,
+measured as the notebook finished (provenance.json's `machine`): the same run takes different CPU times on
+different machines, so a total over folders timed on different machines adds unlike times, and says so.
 
 """
 
