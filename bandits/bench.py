@@ -350,8 +350,6 @@ from .floor import (  # noqa: F401  (the floor's names, re-exported for the comm
     approx_dis_work,
     async_work,
     coop_work,
-    cpu_identity,
-    cpu_words,
     floor_approx_dis,
     floor_async,
     floor_coop,
@@ -366,6 +364,60 @@ from .floor import (  # noqa: F401  (the floor's names, re-exported for the comm
     neural_work,
     one_kernel_work,
     write_floor_section)
+
+
+def cpu_identity() -> dict:
+    """The processor, from ``/proc/cpuinfo`` where there is one: its model name, family and model numbers
+    (one name covers several generations: "AMD EPYC" is a Zen 3 or a Zen 4, which take different times
+    for the same run), clock (MHz as read, not the boost), the widest vector extension and the cores."""
+    import os
+    import platform
+
+    info = {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            first = f.read().split("\n\n", 1)[0]
+    except OSError:
+        return info
+    kv = dict((k.strip(), v.strip()) for k, _, v in (ln.partition(":") for ln in first.splitlines()) if _)
+    info["cpu"] = kv.get("model name", info["cpu"])
+    for key, name in (("cpu family", "family"), ("model", "model")):
+        if kv.get(key, "").isdigit():
+            info[name] = int(kv[key])
+    try:
+        info["mhz"] = round(float(kv["cpu MHz"]))
+    except (KeyError, ValueError):
+        pass
+    flags = set(kv.get("flags", "").split())
+    info["isa"] = next((f for f in ("avx512f", "avx2", "avx", "sse4_2") if f in flags), None)
+    return info
+
+
+def cpu_words(ident: dict) -> str:
+    """``AMD EPYC (family 25, model 1, avx2, 2 cores)`` from :func:`cpu_identity`'s record."""
+    inner = [f"family {ident['family']}, model {ident['model']}"] if "family" in ident and "model" in ident else []
+    inner += [ident["isa"]] if ident.get("isa") else []
+    return f"{ident['cpu']} ({', '.join(inner + [str(ident['cores']) + ' cores'])})"
+
+
+_MACHINE: dict = {}
+
+
+def machine_record(min_s: float = 0.03) -> dict:
+    """Where a folder's run times were taken: :func:`cpu_identity` and the machine's rates, measured now
+    (:func:`bandits.floor.machine_rates` in short batches, about 2 s once per process: small- and large-matrix GEMM in
+    GFLOP/s, memory bandwidth in GB/s, a tiny network's step in µs). The notebooks write it into
+    ``provenance.json`` (``machine``), so that times recorded on different machines are told apart
+    (figures/TIMES.md names each folder's)."""
+    if not _MACHINE:
+        r = machine_rates(min_s)
+        _MACHINE.update(cpu_identity(), rates={
+            "gemm_small_gflops": round(r["gemm_small_flops"] / 1e9, 1),
+            "gemm_big_gflops": round(r["gemm_big_flops"] / 1e9, 1),
+            "bandwidth_gbs": round(r["bandwidth_bytes"] / 1e9, 1),
+            "call_numpy_us": round(r["call_numpy_s"] * 1e6, 1),
+            "call_torch_us": round(r["call_torch_s"] * 1e6, 1)})
+    return dict(_MACHINE)
 
 
 def _machine(gpu: bool) -> dict:

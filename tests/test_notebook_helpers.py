@@ -42,7 +42,7 @@ def test_cpu_identity_tells_apart_processors_of_one_name(monkeypatch, tmp_path):
     # cores are read beside the name (from the first processor of /proc/cpuinfo)
     import builtins
 
-    from bandits.floor import cpu_identity, cpu_words
+    from bandits.bench import cpu_identity, cpu_words
 
     info = tmp_path / "cpuinfo"
     info.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n"

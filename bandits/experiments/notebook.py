@@ -128,14 +128,14 @@ def finish_notebook(claims: list[Claim], params: dict, *, seed, out_dir, noteboo
                     decide_spending: str = "obf", cache_dir=None, decide_futility: int = 0) -> None:
     """The last cell of every notebook: ``claims.json`` (with ``about``, e.g. the paper and figure, and
     the mode), ``provenance.json`` (the parameters, the seed, the notebook, mode, workers and backend, the
-    machine (:func:`bandits.floor.machine_record`), plus ``provenance_extra``) and the claims table printed
+    machine (:func:`bandits.bench.machine_record`), plus ``provenance_extra``) and the claims table printed
     (the text nbval compares).
 
     With ``decide_schedule`` (see the module docstring): after those files, the sequential step on ``out_dir``
     (:func:`run_sequential`, the hooks of the notebook's name), its summary printed, and the claims table of the
     ``claims.json`` it rewrote; ``provenance.json`` then also records the step's parameters."""
     write_claims(claims, out_dir, dict(about, mode=mode))
-    from ..floor import machine_record
+    from ..bench import machine_record
 
     # the machine the runs were timed on (its CPU and rates, measured now): figures/TIMES.md names it
     extra = dict({"notebook": notebook, "mode": mode, "n_jobs": n_jobs, "backend": backend,
