@@ -404,14 +404,15 @@ _MACHINE: dict = {}
 
 
 def machine_record(min_s: float = 0.03) -> dict:
-    """Where a folder's run times were taken: :func:`cpu_identity` and the machine's rates, measured now
-    (:func:`bandits.floor.machine_rates` in short batches, about 2 s once per process: small- and large-matrix GEMM in
-    GFLOP/s, memory bandwidth in GB/s, a tiny network's step in µs). The notebooks write it into
-    ``provenance.json`` (``machine``), so that times recorded on different machines are told apart
-    (figures/TIMES.md names each folder's)."""
+    """Where a folder's run times were taken: :func:`cpu_identity`, its words (``kind``, :func:`cpu_words`,
+    which figures/TIMES.md prints) and the machine's rates, measured now (:func:`bandits.floor.machine_rates`
+    in short batches, about 2 s once per process: small- and large-matrix GEMM in GFLOP/s, memory bandwidth in
+    GB/s, a tiny network's step in µs). The notebooks write it into ``provenance.json`` (``machine``), so that
+    times recorded on different machines are told apart."""
     if not _MACHINE:
         r = machine_rates(min_s)
-        _MACHINE.update(cpu_identity(), rates={
+        ident = cpu_identity()
+        _MACHINE.update(ident, kind=cpu_words(ident), rates={
             "gemm_small_gflops": round(r["gemm_small_flops"] / 1e9, 1),
             "gemm_big_gflops": round(r["gemm_big_flops"] / 1e9, 1),
             "bandwidth_gbs": round(r["bandwidth_bytes"] / 1e9, 1),

@@ -770,9 +770,9 @@ linear algebra and the network training, bytes of the level-2 updates, calls of 
 time as a ratio to that floor, `time / (flops/rate + bytes/bandwidth + calls·overhead + exp/rate)`. A
 ratio near 1 is an engine at the machine's limit; kernel entries count one `exp` each, other elementwise
 work (ReLU, clipping) is not counted, so the floor is a lower bound. The last column sums the committed
-full-mode runs' own wall times of the engine, over all its runs (every row, environment and notebook
-that runs it under that name; the rank-cap ablation's labelled runs not included; a run shown twice
-counted once). `python -m bandits.bench floor --write` regenerates the table below; `python -m bandits.report`
+full-mode runs' own recorded times of the engine (CPU time where a run recorded it, else its wall clock),
+over all its runs (every row, environment and notebook that runs it under that name; the rank-cap
+ablation's labelled runs not included; a run shown twice counted once). `python -m bandits.bench floor --write` regenerates the table below; `python -m bandits.report`
 (run by `make figures`) rewrites its last column alone from the committed folders."""
 
 

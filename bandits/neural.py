@@ -816,7 +816,8 @@ def feature_blocks(mlp: MLP, X) -> tuple[int, np.ndarray] | None:
     """``(w, blk)`` when the inputs ``X`` (…, d) are block contexts (:func:`block_width` ``w``) whose gradient
     features live on at most 1/``_BLOCK_MIN_SAVING`` (a third) of the ``p0`` coordinates
     (:meth:`MLP.block_support`: shuttle's 7 blocks of 9 at m = 20, 221 of 1 301), ``blk`` (…) each input's block
-    (:func:`row_blocks`); else ``None`` (MAGIC's two blocks of 10: 241 of 441). The products on the support equal the dense ones to round-off."""
+    (:func:`row_blocks`); else ``None`` (MAGIC's two blocks of 10: 241 of 441). The products on the support
+    equal the dense ones to round-off."""
     if mlp.depth != 1:
         return None
     w = block_width(X)

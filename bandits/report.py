@@ -571,7 +571,8 @@ def main(argv=None):
         update_readme()
         changed = refresh_floor_sums()
         if changed:
-            print(f"docs/running.md: the floor table's full-mode sums rewritten from the folders ({', '.join(changed)})")
+            print(f"docs/running.md: the floor table's full-mode sums rewritten from the folders "
+                  f"({', '.join(changed)})")
     elif argv == ["site"]:
         from .site import write_site_sources
 

@@ -354,7 +354,7 @@ def test_times_name_the_machine_each_folder_was_timed_on(tmp_path):
 
     out = tmp_path / "figures"
     zen3 = {"cpu": "AMD EPYC", "family": 25, "model": 1, "isa": "avx2", "cores": 2,
-            "rates": {"gemm_small_gflops": 40.0, "call_numpy_us": 15.3}}
+            "kind": "AMD EPYC (family 25, model 1, avx2, 2 cores)", "rates": {"gemm_small_gflops": 40.0, "call_numpy_us": 15.3}}
     for name in ("a", "b", "c"):
         (out / name).mkdir(parents=True)
         (out / name / "runs.csv").write_text("rep,wall_time\n0,10\n")

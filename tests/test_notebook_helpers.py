@@ -33,7 +33,7 @@ def test_finish_notebook_writes_claims_provenance_and_prints_the_table(tmp_path,
     assert p["seed"] == 3 and p["notebook"] == "x.ipynb" and p["parameters"] == {"T": 10}
     # the machine the runs were timed on: its processor and its rates, measured as the notebook finished
     m = p["machine"]
-    assert m["cpu"] and m["cores"] >= 1
+    assert m["cpu"] and m["cores"] >= 1 and m["kind"].startswith(m["cpu"] + " (")
     assert m["rates"]["gemm_small_gflops"] > 0 and m["rates"]["call_numpy_us"] > 0
 
 

@@ -275,10 +275,9 @@ def machine_of(folder) -> dict | None:
 
 
 def machine_kind(m: dict) -> str:
-    """``AMD EPYC (family 25, model 1, avx2, 2 cores)``: the processor, told apart from others of one name."""
-    inner = [f"family {m['family']}, model {m['model']}"] if "family" in m and "model" in m else []
-    inner += [m["isa"]] if m.get("isa") else []
-    return f"{m['cpu']} ({', '.join(inner + [str(m.get('cores', '?')) + ' cores'])})"
+    """``AMD EPYC (family 25, model 1, avx2, 2 cores)``: the record's ``kind``, written by
+    ``bandits.bench.cpu_words`` (this file reads the folders without importing the package)."""
+    return m.get("kind") or m["cpu"]
 
 
 def machine_words(m: dict | None) -> str:
