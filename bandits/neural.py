@@ -708,9 +708,9 @@ def _train_one_hidden_layer_numpy(mlp: MLP, theta, X, y, steps, lr, c_data, c_re
         Wr, vr = pack(rf if rf.ndim == 2 else rf[None])
         Wr, vr = (lr * c_reg) * Wr[:, :m], (lr * c_reg) * vr  # η c_reg θ_ref
     yb = np.asarray(yb, dtype=dt)
-    w = block_width(Xb) if n >= _BLOCK_MIN_ROWS else None
+    w, first = _block_width_first(Xb) if n >= _BLOCK_MIN_ROWS else (None, None)
     if w is not None and d1 >= _BLOCK_MIN_SAVING * (w + 1 if bias else w):  # one GEMM pair per (agent, block)
-        _train_blocks(W, v, Wm, w2, Wr, vr, Xb, yb, w, steps, lr * c_data, decay, c, bias, c_reg)
+        _train_blocks(W, v, Wm, w2, Wr, vr, Xb, yb, w, first // w, steps, lr * c_data, decay, c, bias, c_reg)
     else:
         _train_dense(W, v, Wm, w2, Wr, vr, Xb, yb, steps, lr * c_data, decay, c, bias, c_reg)
     th2[:, o[0]:o[1]] = W[:, :m, :d].reshape(B, m * d)
@@ -796,20 +796,29 @@ def block_width(X) -> int | None:
     The classification bandits' contexts (FN-UCB Sec. 5.2: the row ``x`` in arm ``a``'s block of a
     ``K·d``-vector, zeros elsewhere) have ``w = d_raw``; the synthetic contexts (dense rows) and mirrored
     inputs (two blocks per row) have none. An all-zero row fits any block."""
+    return _block_width_first(X)[0]
+
+
+def _block_width_first(X) -> tuple[int | None, np.ndarray | None]:
+    """:func:`block_width` and each row's first nonzero column (…; 0 for an all-zero row), so that a
+    caller gets the rows' blocks (:func:`row_blocks`: ``first // w``) without a second pass over ``X``."""
     X = np.asarray(X)
     D = X.shape[-1]
     if D < 2 or X.size == 0:
-        return None
+        return None, None
     nz = X.reshape(-1, D) != 0
-    anyz = nz.any(axis=1)
+    lo = np.argmax(nz, axis=1)  # 0 for an all-zero row
+    hi = D - 1 - np.argmax(nz[:, ::-1], axis=1)  # D − 1 for an all-zero row
+    anyz = nz[np.arange(nz.shape[0]), lo]
     if not anyz.any():
-        return None
-    lo = np.argmax(nz[anyz], axis=1)
-    hi = D - 1 - np.argmax(nz[anyz][:, ::-1], axis=1)
+        return None, None
+    if not anyz.all():
+        hi = np.where(anyz, hi, lo)  # an all-zero row fits any block
+    first = lo.reshape(X.shape[:-1])
     for w in range(1, D):
         if D % w == 0 and np.array_equal(lo // w, hi // w):
-            return w if D // w >= 2 else None
-    return None
+            return (w if D // w >= 2 else None), first
+    return None, first
 
 
 def feature_blocks(mlp: MLP, X) -> tuple[int, np.ndarray] | None:
@@ -833,25 +842,24 @@ def row_blocks(X, w: int) -> np.ndarray:
     return np.where(nz.any(axis=-1), np.argmax(nz, axis=-1) // w, 0)
 
 
-def _train_blocks(W, v, Wm, w2, Wr, vr, Xb, yb, w, steps, k, decay, c, bias, c_reg):
+def _train_blocks(W, v, Wm, w2, Wr, vr, Xb, yb, w, blk, steps, k, decay, c, bias, c_reg):
     r"""The steps of :func:`_train_one_hidden_layer_numpy` for block contexts (:func:`block_width`): each
     agent's rows sorted (stably) by their block ``a``, held as the block's ``w`` columns (and the bias's 1),
     and per (agent, block) ``A[:, rows_a] = [W_{:, a} | b1] [x_a, 1]ᵀ`` and ``∂W_{:, a} = M[:, rows_a] [x_a, 1]``:
     the same sums over the same nonzero products as :func:`_train_dense`'s two GEMMs, which also multiply
     the other ``(K − 1)·w`` zero columns (``K`` times the work for ``K`` blocks). An engine choice: the
     result equals the dense path's to round-off, not bit for bit (the order of the additions differs,
-    and ``Σ_τ`` runs over the sorted rows)."""
+    and ``Σ_τ`` runs over the sorted rows). ``blk`` (B, n): each row's block (:func:`row_blocks`)."""
     B, n, d = Xb.shape
     m1, d1 = W.shape[1], W.shape[2]
     m, dt = w2.shape[1], W.dtype
     K, w1 = d // w, w + (1 if bias else 0)
-    blk = row_blocks(Xb, w)  # (B, n)
     order = np.argsort(blk, axis=1, kind="stable")
     blk = np.take_along_axis(blk, order, axis=1)
-    Xs = np.take_along_axis(Xb, order[..., None], axis=1).reshape(B, n, K, w)
     yb = np.take_along_axis(yb, order, axis=1)
     Xc = np.empty((B, n, w1), dt)
-    Xc[..., :w] = np.take_along_axis(Xs, blk[:, :, None, None], axis=2)[:, :, 0]
+    # each sorted row's own block's w entries, gathered in one indexing pass (not whole rows, then the block)
+    Xc[..., :w] = Xb[np.arange(B)[:, None, None], order[..., None], blk[..., None] * w + np.arange(w)]
     if bias:
         Xc[..., w] = 1.0
     XcT = np.ascontiguousarray(Xc.transpose(0, 2, 1))

@@ -9,6 +9,7 @@ from bandits.linalg import sherman_morrison
 from bandits.neural import (
     MLP,
     block_width,
+    row_blocks,
     feature_blocks,
     TrainConfig,
     average_params,
@@ -316,6 +317,20 @@ def test_block_width():
     Y = np.zeros((3, 8))
     Y[:, 0] = 1.0  # one nonzero column: the finest width is 1
     assert block_width(Y) == 1
+
+
+def test_block_width_first_gives_the_rows_blocks():
+    """The training's one pass over the inputs (:func:`bandits.neural._block_width_first`) gives the width
+    and, as ``first // w``, each row's block exactly as :func:`row_blocks` (all-zero rows: block 0)."""
+    import bandits.neural as N
+
+    X = _block_rows(3, 50, 4, 3)
+    w, first = N._block_width_first(X)
+    assert w == block_width(X) == 3 and first.shape == (3, 50)
+    np.testing.assert_array_equal(first // w, row_blocks(X, w))
+    assert N._block_width_first(np.zeros((3, 4))) == (None, None)
+    w1, first1 = N._block_width_first(np.ones((5, 6)))
+    assert w1 is None and (first1 == 0).all()
 
 
 @pytest.mark.parametrize("init", ["official", "ntk"])
