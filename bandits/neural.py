@@ -829,15 +829,16 @@ def feature_blocks(mlp: MLP, X) -> tuple[int, np.ndarray] | None:
     equal the dense ones to round-off."""
     if mlp.depth != 1:
         return None
-    w = block_width(X)
+    w, first = _block_width_first(X)  # one pass for the width and the blocks
     if w is None or _BLOCK_MIN_SAVING * len(mlp.block_support(0, w)) > mlp.p0:
         return None
-    return w, row_blocks(X, w)
+    return w, first // w
 
 
 def row_blocks(X, w: int) -> np.ndarray:
     """Each row's block (…): the block of width ``w`` holding its first nonzero entry (0 for an all-zero row);
-    for block contexts (:func:`block_width`) the block holding all of them."""
+    for block contexts (:func:`block_width`) the block holding all of them. The package's callers take it from
+    :func:`_block_width_first`'s one pass (``first // w``, tested equal)."""
     nz = np.asarray(X) != 0
     return np.where(nz.any(axis=-1), np.argmax(nz, axis=-1) // w, 0)
 

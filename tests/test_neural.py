@@ -320,14 +320,19 @@ def test_block_width():
 
 
 def test_block_width_first_gives_the_rows_blocks():
-    """The training's one pass over the inputs (:func:`bandits.neural._block_width_first`) gives the width
-    and, as ``first // w``, each row's block exactly as :func:`row_blocks` (all-zero rows: block 0)."""
+    """The one pass over the inputs that the training and :func:`feature_blocks` take
+    (:func:`bandits.neural._block_width_first`) gives the width and, as ``first // w``, each row's block exactly
+    as :func:`row_blocks` (all-zero rows: block 0)."""
     import bandits.neural as N
 
     X = _block_rows(3, 50, 4, 3)
     w, first = N._block_width_first(X)
     assert w == block_width(X) == 3 and first.shape == (3, 50)
     np.testing.assert_array_equal(first // w, row_blocks(X, w))
+    Z = _block_rows(2, 30, 8, 3)  # 8 blocks: the support is under a third of p0, so FN-UCB's products take it
+    wf, blk = feature_blocks(MLP(24, 5, 1, device="cpu"), Z)
+    assert wf == 3
+    np.testing.assert_array_equal(blk, row_blocks(Z, 3))
     assert N._block_width_first(np.zeros((3, 4))) == (None, None)
     w1, first1 = N._block_width_first(np.ones((5, 6)))
     assert w1 is None and (first1 == 0).all()
