@@ -120,7 +120,6 @@ __all__ = [
     "train_full_batch",
     "block_width",
     "feature_blocks",
-    "row_blocks",
     "average_params",
     "sherman_morrison_",
     "to_tensor",
@@ -800,8 +799,9 @@ def block_width(X) -> int | None:
 
 
 def _block_width_first(X) -> tuple[int | None, np.ndarray | None]:
-    """:func:`block_width` and each row's first nonzero column (…; 0 for an all-zero row), so that a
-    caller gets the rows' blocks (:func:`row_blocks`: ``first // w``) without a second pass over ``X``."""
+    """:func:`block_width` and each row's first nonzero column (…; 0 for an all-zero row): for block contexts
+    a row's block is ``first // w`` (the block holding all its nonzero entries; block 0 for an all-zero row),
+    so a caller gets the width and the rows' blocks from one pass over ``X``."""
     X = np.asarray(X)
     D = X.shape[-1]
     if D < 2 or X.size == 0:
@@ -825,7 +825,7 @@ def feature_blocks(mlp: MLP, X) -> tuple[int, np.ndarray] | None:
     """``(w, blk)`` when the inputs ``X`` (…, d) are block contexts (:func:`block_width` ``w``) whose gradient
     features live on at most 1/``_BLOCK_MIN_SAVING`` (a third) of the ``p0`` coordinates
     (:meth:`MLP.block_support`: shuttle's 7 blocks of 9 at m = 20, 221 of 1 301), ``blk`` (…) each input's block
-    (:func:`row_blocks`); else ``None`` (MAGIC's two blocks of 10: 241 of 441). The products on the support
+    (:func:`_block_width_first`); else ``None`` (MAGIC's two blocks of 10: 241 of 441). The products on the support
     equal the dense ones to round-off."""
     if mlp.depth != 1:
         return None
@@ -835,14 +835,6 @@ def feature_blocks(mlp: MLP, X) -> tuple[int, np.ndarray] | None:
     return w, first // w
 
 
-def row_blocks(X, w: int) -> np.ndarray:
-    """Each row's block (…): the block of width ``w`` holding its first nonzero entry (0 for an all-zero row);
-    for block contexts (:func:`block_width`) the block holding all of them. The package's callers take it from
-    :func:`_block_width_first`'s one pass (``first // w``, tested equal)."""
-    nz = np.asarray(X) != 0
-    return np.where(nz.any(axis=-1), np.argmax(nz, axis=-1) // w, 0)
-
-
 def _train_blocks(W, v, Wm, w2, Wr, vr, Xb, yb, w, blk, steps, k, decay, c, bias, c_reg):
     r"""The steps of :func:`_train_one_hidden_layer_numpy` for block contexts (:func:`block_width`): each
     agent's rows sorted (stably) by their block ``a``, held as the block's ``w`` columns (and the bias's 1),
@@ -850,7 +842,7 @@ def _train_blocks(W, v, Wm, w2, Wr, vr, Xb, yb, w, blk, steps, k, decay, c, bias
     the same sums over the same nonzero products as :func:`_train_dense`'s two GEMMs, which also multiply
     the other ``(K − 1)·w`` zero columns (``K`` times the work for ``K`` blocks). An engine choice: the
     result equals the dense path's to round-off, not bit for bit (the order of the additions differs,
-    and ``Σ_τ`` runs over the sorted rows). ``blk`` (B, n): each row's block (:func:`row_blocks`)."""
+    and ``Σ_τ`` runs over the sorted rows). ``blk`` (B, n): each row's block (:func:`_block_width_first`)."""
     B, n, d = Xb.shape
     m1, d1 = W.shape[1], W.shape[2]
     m, dt = w2.shape[1], W.dtype

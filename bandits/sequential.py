@@ -1051,11 +1051,9 @@ HOOKS = {"duets": "bandits.experiments.duets_sequential:DuetsSequential",
 #: cell's cost per run fixed with the design (:data:`COSTS_FILE`), not at the re-run's own timings, so the
 #: looks a re-run takes depend on its runs' outcomes only, whatever the machine. The budgets are in those
 #: units; FN-UCB's was restated from 24 000 CPU-s (charged at the runs' recorded seconds, as the steps were
-#: then) to 31 000 when the costs were fixed, so that the look 4 its folder had then taken stayed taken (the
-#: table charged looks 2 to 4 30 283 s); its folder computed again on the current engine carried more curves
-#: into look 3 (looks 2 and 3: 25 426 s) and its look 4 (13 679 s) is refused (docs/statistics.md, "The
-#: committed budgets"); every other committed step takes and refuses the same looks under the table at
-#: its old budget (``python -m bandits.sequential costs``). Every verdict stays calibrated whatever the
+#: then) to 31 000 when the costs were fixed (why, and the looks its committed step takes under it:
+#: docs/statistics.md, "The committed budgets"); every other committed step takes and refuses the same
+#: looks under the table at its old budget (``python -m bandits.sequential costs``). Every verdict stays calibrated whatever the
 #: budget (stopping for the budget only loses power).
 FULL_MODE_DESIGNS = {
     "duets": ((5, 10, 20, 40), "obf", 1800.0),

@@ -9,7 +9,6 @@ from bandits.linalg import sherman_morrison
 from bandits.neural import (
     MLP,
     block_width,
-    row_blocks,
     feature_blocks,
     TrainConfig,
     average_params,
@@ -319,20 +318,27 @@ def test_block_width():
     assert block_width(Y) == 1
 
 
+def _row_blocks(X, w):
+    """The rule, written independently: each row's block of width ``w`` is the one holding its first nonzero
+    entry (block 0 for an all-zero row)."""
+    nz = np.asarray(X) != 0
+    return np.where(nz.any(axis=-1), np.argmax(nz, axis=-1) // w, 0)
+
+
 def test_block_width_first_gives_the_rows_blocks():
     """The one pass over the inputs that the training and :func:`feature_blocks` take
-    (:func:`bandits.neural._block_width_first`) gives the width and, as ``first // w``, each row's block exactly
-    as :func:`row_blocks` (all-zero rows: block 0)."""
+    (:func:`bandits.neural._block_width_first`) gives the width and, as ``first // w``, each row's block
+    (all-zero rows: block 0)."""
     import bandits.neural as N
 
     X = _block_rows(3, 50, 4, 3)
     w, first = N._block_width_first(X)
     assert w == block_width(X) == 3 and first.shape == (3, 50)
-    np.testing.assert_array_equal(first // w, row_blocks(X, w))
+    np.testing.assert_array_equal(first // w, _row_blocks(X, w))
     Z = _block_rows(2, 30, 8, 3)  # 8 blocks: the support is under a third of p0, so FN-UCB's products take it
     wf, blk = feature_blocks(MLP(24, 5, 1, device="cpu"), Z)
     assert wf == 3
-    np.testing.assert_array_equal(blk, row_blocks(Z, 3))
+    np.testing.assert_array_equal(blk, _row_blocks(Z, 3))
     assert N._block_width_first(np.zeros((3, 4))) == (None, None)
     w1, first1 = N._block_width_first(np.ones((5, 6)))
     assert w1 is None and (first1 == 0).all()
