@@ -2,7 +2,7 @@
 #
 #   make figures    fetch the missing data, run every notebook in full mode into figures/<name>/
 #   make quick      the same in quick mode into results/quick/<name>/ (minutes)
-#   make test       unit tests, then the notebooks under nbval (claims cells)
+#   make test       unit tests and the notebooks under nbval (claims cells), side by side
 #   make site       the companion website (Sphinx + myst-nb) into docs/_build/html
 #   make help       list the targets
 #
@@ -60,7 +60,7 @@ STAMP := $(VENV)/.stamp
 # the lab start the venv's Python.
 export JUPYTER_PATH := $(abspath $(VENV))/share/jupyter$(if $(JUPYTER_PATH),:$(JUPYTER_PATH))
 
-.PHONY: help env figures quick test lab bench decide data lock clean distclean site
+.PHONY: help env figures quick test test-unit test-nbval lab bench decide data lock clean distclean site
 
 help: ## list the targets
 	@echo "usage: make TARGET [VAR=value ...]"
@@ -137,11 +137,23 @@ quick: $(STAMP) ## run every notebook in quick mode into results/quick/<name>/ (
 	$(call run_notebooks,quick,$(QUICK_DIR))
 	$(call notebook_times,$(QUICK_DIR))
 
-test: $(STAMP) ## fetch missing data (never fatal), unit tests, nbval on the notebooks (claims cells)
+# The unit tests and nbval run side by side (TEST_JOBS=1: one after the other). Neither reads what the
+# other writes: the unit tests work in temporary folders (tests/conftest.py) and read figures/, nbval's
+# notebooks write results/quick/ and the run cache (cache/, each entry written whole, then renamed).
+# --output-sync prints each one's output whole when it ends, so the two logs do not interleave.
+TEST_JOBS ?= 2
+test: $(STAMP) ## fetch missing data (never fatal), then the unit tests and nbval on the notebooks (claims cells), side by side
 	$(call ensure_data,lenient)
-	$(VPY) -m pytest tests
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-unit test-nbval
+
+# Without this make's own variables: the tests that run make start it as a user would (no jobserver of
+# this make, no command-line variables of `make test`).
+test-unit: $(STAMP) ## the unit tests only (pytest tests)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES $(VPY) -m pytest tests
+
+test-nbval: $(STAMP) ## nbval on the notebooks only (their claims cells; fetches no data)
 ifneq ($(strip $(NOTEBOOKS)),)
-	$(VPY) -m pytest -rs --nbval-lax --nbval-current-env $(NB_IPYNB)
+	$(VPY) -m pytest -rs -p no:cacheprovider --nbval-lax --nbval-current-env $(NB_IPYNB)
 else
 	@echo "no notebooks in notebooks/: nbval skipped"
 endif

@@ -431,6 +431,9 @@ def test_make_scheduler_and_test_recipe():
     text = _make_n("test", "NOTEBOOKS=notebooks/async_kernelucb.ipynb")
     assert 'ds="magic mushroom movielens yelp"' in text
     assert "bandits.data ensure --only $ds ||" in text  # never fatal for make test
-    assert "pytest -rs --nbval-lax --nbval-current-env notebooks/async_kernelucb.ipynb" in text
+    assert "pytest -rs -p no:cacheprovider --nbval-lax --nbval-current-env notebooks/async_kernelucb.ipynb" in text
+    # the unit tests and nbval side by side (two jobs), each one's output printed whole
+    assert "-j2 --output-sync=target test-unit test-nbval" in text and "MAKEOVERRIDES .venv/bin/python -m pytest tests" in text
+    assert "-j1 " in _make_n("test", "NOTEBOOKS=notebooks/duets.ipynb", "TEST_JOBS=1")
     text = _make_n("test", "NOTEBOOKS=notebooks/duets.ipynb")
     assert 'ds=""' in text
