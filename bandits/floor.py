@@ -18,6 +18,7 @@ from .algorithms import get_algorithm
 from .comm import CommLedger
 from .envs import make_env
 from .experiments.common import repo_root
+from .runtimes import RUN_IDENTITY, row_seconds, run_key  # noqa: F401  (RUN_IDENTITY: re-exported by bandits.bench)
 from .sim import run_regret
 
 
@@ -610,12 +611,12 @@ FLOOR_ENGINES: dict[str, dict] = {
                  "runs": [("fn_ucb", ["runs.csv"], "algorithm", ["NeuralTS", "NeuralTS [diag]"])]},
 }
 
-RUN_IDENTITY = ("wall_time", "rep", "R_T", "T", "N", "S")
 
 
 def full_mode_sums(engine: str, figures=None) -> dict:
-    """The committed per-run times of ``engine`` (``cpu_time``, else ``wall_time``; its runs in ``figures/<notebook>/``; a run
-    shown twice, or at several steps, counted once, as ``tools/nbtools.py times`` counts):
+    """The committed per-run times of ``engine`` (its runs in ``figures/<notebook>/``; each run's time and identity
+    by :mod:`bandits.runtimes`' rule, which ``tools/nbtools.py times`` follows too: a run shown twice, or at several
+    steps, counted once):
     ``{"runs": n, "sum_s": s, "by": {notebook: s}}``."""
     import csv
     from pathlib import Path
@@ -632,13 +633,10 @@ def full_mode_sums(engine: str, figures=None) -> dict:
                 for row in csv.DictReader(fh):
                     if row.get(col) not in labels or any(row.get(k) != v for k, v in where.items()):
                         continue
-                    try:  # the run's CPU seconds where it recorded them, else its wall clock
-                        w = float(row.get("cpu_time") or row.get("wall_time") or "nan")
-                    except ValueError:
+                    w, _ = row_seconds(row)  # its CPU seconds where it recorded them, else its wall clock
+                    if w is None:
                         continue
-                    if not np.isfinite(w):
-                        continue
-                    key = (folder,) + tuple(row.get(c) for c in RUN_IDENTITY)
+                    key = (folder,) + run_key(row)
                     if key not in seen:
                         seen[key] = w
                         by[folder] = by.get(folder, 0.0) + w

@@ -178,9 +178,10 @@ def test_full_mode_sums_count_a_run_as_times_md_does():
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
     import nbtools
 
+    from bandits import runtimes
     from bandits.floor import RUN_IDENTITY
 
-    assert RUN_IDENTITY == nbtools.RUN_IDENTITY
+    assert RUN_IDENTITY is nbtools.RUN_IDENTITY is runtimes.RUN_IDENTITY  # one rule, one definition
 
 
 def test_floor_section_written_between_markers(tmp_path):
@@ -258,3 +259,15 @@ def test_floor_engines_run_at_toy_sizes():
     assert "twitch" in bench.floor_coop("Coop-KernelUCB", T=3, V=12, graph="twitch")["sizes"]
     r = bench.floor_coop("Eager-KernelUCB", T=3, V=12, row="rbf")
     assert r["sizes"].startswith("rbf row") and r["work"].elem > 0  # the arms' Nyström features
+
+
+def test_a_rows_time_is_its_cpu_time_else_its_wall_clock():
+    """bandits.runtimes: the rule every reader of the folders' times follows."""
+    from bandits.runtimes import row_seconds, run_key, seconds
+
+    assert row_seconds({"cpu_time": "2.5", "wall_time": "9"}) == (2.5, False)
+    assert row_seconds({"cpu_time": "", "wall_time": "9"}) == (9.0, True)
+    assert row_seconds({"cpu_time": "nan", "wall_time": "9"}) == (9.0, True)  # NaN: not a time
+    assert row_seconds({"wall_time": "-1"}) == (None, False) and row_seconds({}) == (None, False)
+    assert [seconds(v) for v in ("inf", "x", None, 0, "0.5")] == [None, None, None, 0.0, 0.5]
+    assert run_key({"wall_time": "9", "rep": "1", "R_T": "3"}) == ("9", "1", "3", None, None, None)

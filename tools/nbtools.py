@@ -1,4 +1,4 @@
-"""Small helpers the Makefile calls around the notebooks (standard library only, no kernel).
+"""Small helpers the Makefile calls around the notebooks (standard library and bandits.runtimes only, no kernel).
 
 Usage::
 
@@ -172,17 +172,9 @@ def _duration(meta: dict):
         return None
 
 
-# A run is one row of a run table (or, in a per-step table, the rows one run wrote): rows that agree on
-# these columns (those the table has) are one run, shown in two figures or at several steps, counted once.
-RUN_IDENTITY = ("wall_time", "rep", "R_T", "T", "N", "S")
-
-
-def _float(v):
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return x if x == x and x >= 0 else None  # NaN and negative are not times
+# The package's rule for a run's recorded time and identity (standard library only, so no numpy is imported).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bandits.runtimes import RUN_IDENTITY, row_seconds, run_key  # noqa: E402
 
 
 #: Runs a committed folder holds that ``make figures`` does not run at the notebook's defaults: an opt-in
@@ -224,16 +216,13 @@ def run_times(folder) -> dict:
                 continue
             tables.append(path.name)
             for row in reader:
-                w = _float(row.get("cpu_time"))  # the run's CPU seconds where it recorded them
-                if w is None:
-                    w = _float(row.get("wall_time"))
-                    if w is not None:
-                        wall_rows += 1
+                w, by_wall = row_seconds(row)  # the run's CPU seconds where it recorded them, else its wall clock
                 if w is None:
                     untimed += 1
                     continue
+                wall_rows += by_wall
                 rows += 1
-                key = tuple(row.get(c) for c in RUN_IDENTITY)
+                key = run_key(row)
                 if mark is not None and mark in (row.get("method") or ""):
                     opt[key] = w
                 else:
@@ -276,7 +265,7 @@ def machine_of(folder) -> dict | None:
 
 def machine_kind(m: dict) -> str:
     """``AMD EPYC (family 25, model 1, avx2, 2 cores)``: the record's ``kind``, written by
-    ``bandits.bench.cpu_words`` (this file reads the folders without importing the package)."""
+    ``bandits.bench.cpu_words`` (this file imports no numpy: of the package, only the standard-library module bandits.runtimes)."""
     return m.get("kind") or m["cpu"]
 
 

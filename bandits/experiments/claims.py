@@ -324,14 +324,20 @@ def decided_at(seq: dict) -> str:
 def run_seconds(runs):
     """A run table's recorded seconds per row and their words for a generated note: ``(series, words)``.
 
-    A row's time is its ``cpu_time`` (the CPU seconds of the process that ran it) where it has one, else its
-    ``wall_time`` (rows recorded before the runner recorded CPU time; a loaded machine inflates them)."""
+    :mod:`bandits.runtimes`' rule, column-wise: a row's time is its ``cpu_time`` (the CPU seconds of the process
+    that ran it) where it has one, else its ``wall_time`` (rows recorded before the runner recorded CPU time; a
+    loaded machine inflates them)."""
     import pandas as pd
 
-    wall = pd.to_numeric(runs["wall_time"], errors="coerce") if "wall_time" in runs else pd.Series(float("nan"), index=runs.index)
+    from ..runtimes import seconds
+
+    def col(name):  # the column's times by the rule's test (NaN where a row has none)
+        return pd.to_numeric(runs[name].map(seconds), errors="coerce") if name in runs else pd.Series(float("nan"), index=runs.index)
+
+    wall = col("wall_time")
     if "cpu_time" not in runs or runs["cpu_time"].isna().all():
         return wall, "`wall_time`, the wall clock"
-    cpu = pd.to_numeric(runs["cpu_time"], errors="coerce")
+    cpu = col("cpu_time")
     n_wall = int((cpu.isna() & wall.notna()).sum())
     words = "`cpu_time`, the CPU seconds of each run" + (f"; {n_wall} rows recorded before it: `wall_time`" if n_wall else "")
     return cpu.fillna(wall), words
