@@ -99,7 +99,7 @@ _FINGERPRINT: str | None = None
 #: package is left out (:func:`in_runs`): an experiment's claims, figures, step hooks and generated note live there, so a claim's text, threshold or
 #: statistic can change without recomputing a run. ``tests/test_package_structure.py`` checks that no module the
 #: fingerprint covers imports one it leaves out (else a run could depend on code outside its key).
-NOT_IN_RUNS = ("bench.py", "floor.py", "plotting.py", "report.py", "site.py", "papers.py", "experiments/notebook.py",
+NOT_IN_RUNS = ("bench.py", "floor.py", "runtimes.py", "plotting.py", "report.py", "site.py", "papers.py", "experiments/notebook.py",
                "sequential.py")
 _NOT_IN_RUNS_NAMES = ("claims.py", "plots.py")
 _NOT_IN_RUNS_SUFFIXES = ("_claims.py", "_plots.py", "_sequential.py", "_note.py")
