@@ -138,8 +138,9 @@ quick: $(STAMP) ## run every notebook in quick mode into results/quick/<name>/ (
 	$(call notebook_times,$(QUICK_DIR))
 
 # The unit tests and nbval run side by side (TEST_JOBS=1: one after the other). Neither reads what the
-# other writes: the unit tests work in temporary folders (tests/conftest.py) and read figures/, nbval's
-# notebooks write results/quick/ and the run cache (cache/, each entry written whole, then renamed).
+# other writes: the unit tests write temporary folders (tests/conftest.py), results/site/ and the site's
+# sources (tests/test_site.py) and read figures/; nbval's notebooks write results/quick/ and the run cache
+# (cache/, each entry written whole, then renamed).
 # --output-sync prints each one's output whole when it ends, so the two logs do not interleave.
 TEST_JOBS ?= 2
 test: $(STAMP) ## fetch missing data (never fatal), then the unit tests and nbval on the notebooks (claims cells), side by side

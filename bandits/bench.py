@@ -336,7 +336,6 @@ from .floor import (  # noqa: F401  (the floor's names, re-exported for the comm
     FLOOR_ENGINES,
     FLOOR_INTRO,
     FLOOR_START,
-    RUN_IDENTITY,
     SMALL_MAX,
     Work,
     _best_rate,

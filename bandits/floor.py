@@ -18,7 +18,7 @@ from .algorithms import get_algorithm
 from .comm import CommLedger
 from .envs import make_env
 from .experiments.common import repo_root
-from .runtimes import RUN_IDENTITY, row_seconds, run_key  # noqa: F401  (RUN_IDENTITY: re-exported by bandits.bench)
+from .runtimes import row_seconds, run_key
 from .sim import run_regret
 
 

@@ -169,19 +169,27 @@ def test_full_mode_sums_dedupe(tmp_path):
     assert bench.full_mode_sums("Eager-KernelUCB (RBF row)", tmp_path)["sum_s"] == 40.0
 
 
-def test_full_mode_sums_count_a_run_as_times_md_does():
-    """The floor table's per-engine sums and figures/TIMES.md (tools/nbtools.py, which does not import the
-    package) call rows one run by the same columns."""
+def test_full_mode_sums_count_a_run_as_times_md_does(tmp_path):
+    """The floor table's per-engine sums and figures/TIMES.md (tools/nbtools.py) count the same runs with the same
+    seconds: a run shown twice counted once, CPU time before the wall clock, a NaN or missing time no time."""
     import sys
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
     import nbtools
 
-    from bandits import runtimes
-    from bandits.floor import RUN_IDENTITY
-
-    assert RUN_IDENTITY is nbtools.RUN_IDENTITY is runtimes.RUN_IDENTITY  # one rule, one definition
+    folder = tmp_path / "coop_kernelucb"
+    folder.mkdir()
+    (folder / "runs.csv").write_text(
+        "row,method,rep,R_T,wall_time,cpu_time\n"
+        "linear,Eager-KernelUCB,0,1.0,10.0,8.0\n"
+        "linear,Eager-KernelUCB,0,1.0,10.0,8.0\n"   # the same run, shown twice
+        "linear,Eager-KernelUCB,1,2.0,20.0,nan\n"   # no CPU time: its wall clock
+        "linear,Eager-KernelUCB,2,3.0,,\n")         # no time at all
+    floor_sums = bench.full_mode_sums("Eager-KernelUCB", tmp_path)
+    times = nbtools.run_times(folder)
+    assert floor_sums["runs"] == times["runs"] == 2 and floor_sums["sum_s"] == times["sum_s"] == 28.0
+    assert times["wall_rows"] == 1 and times["untimed_rows"] == 1 and times["repeated_rows"] == 1
 
 
 def test_floor_section_written_between_markers(tmp_path):
